@@ -1,0 +1,105 @@
+/** autocannon, driven from this process, with the token source chosen by the scenario. */
+import autocannon, { type AutocannonResult } from 'autocannon'
+
+/** Gives the `Authorization` token of the next request. */
+export type TokenSource = () => string
+
+export interface LoadOptions {
+  readonly url: string
+  readonly path: string
+  readonly tokens: TokenSource
+  readonly connections: number
+  readonly durationSeconds?: number
+  readonly amount?: number
+  /** Requests per second over all connections (the flood). */
+  readonly overallRate?: number
+  /** With `amount`: stop anyway after this long (a slow machine must not blow the time budget). */
+  readonly maxSeconds?: number
+  /** Reads the server's CPU seconds so far (to report its CPU cost per request). */
+  readonly serverCpuSeconds?: () => number
+}
+
+export interface LoadResult {
+  /** Successful (2xx) responses per second of the run. */
+  readonly rps: number
+  readonly p99Ms: number
+  readonly p50Ms: number
+  readonly ok: number
+  readonly non2xx: number
+  readonly status5xx: number
+  readonly errors: number
+  readonly seconds: number
+  /** Share of one core the server used during the run (1 = saturated: the server is what is measured). */
+  readonly serverCpu: number
+  /** Server CPU time per answered request, µs: less sensitive to a busy machine than req/s. */
+  readonly serverCpuMicrosPerRequest: number
+  /** Share of one core this process (autocannon) used: near 1, the load generator is the limit. */
+  readonly generatorCpu: number
+}
+
+/**
+ * Every scenario goes through the same `setupRequest` (even bare Fastify and the repeated
+ * token), so the load generator does the same work per request in every row.
+ */
+export async function runLoad (options: LoadOptions): Promise<LoadResult> {
+  const serverCpuBefore = options.serverCpuSeconds?.() ?? Number.NaN
+  const generatorBefore = process.cpuUsage()
+  const wallBefore = performance.now()
+  const instance = autocannon({
+    url: options.url,
+    connections: options.connections,
+    pipelining: 1,
+    timeout: 10,
+    ...(options.amount === undefined ? { duration: options.durationSeconds ?? 10 } : { amount: options.amount }),
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+    requests: [{
+      method: 'GET',
+      path: options.path,
+      setupRequest: (request) => {
+        request.headers = { ...request.headers, authorization: `Bearer ${options.tokens()}` }
+        return request
+      }
+    }]
+  })
+  const timer = options.maxSeconds === undefined ? undefined : setTimeout(() => instance.stop(), options.maxSeconds * 1000)
+  let result: AutocannonResult
+  try {
+    result = await instance
+  } finally {
+    clearTimeout(timer)
+  }
+  const wall = (performance.now() - wallBefore) / 1000
+  const generator = process.cpuUsage(generatorBefore)
+  const serverCpu = (options.serverCpuSeconds?.() ?? Number.NaN) - serverCpuBefore
+  const answered = result['2xx'] + result.non2xx
+  return {
+    rps: result['2xx'] / result.duration,
+    p99Ms: result.latency.p99,
+    p50Ms: result.latency.p50,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    status5xx: result['5xx'],
+    errors: result.errors + result.timeouts,
+    seconds: result.duration,
+    serverCpu: serverCpu / wall,
+    serverCpuMicrosPerRequest: answered === 0 ? Number.NaN : serverCpu * 1e6 / answered,
+    generatorCpu: (generator.user + generator.system) / 1e6 / wall
+  }
+}
+
+/** One request, for the sanity checks before measuring. */
+export async function fetchStatus (url: string, token: string | undefined): Promise<number> {
+  const response = await fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
+  await response.arrayBuffer()
+  return response.status
+}
+
+/** Cycles through a pool, one token per request over all connections. */
+export function rotating (pool: readonly string[]): TokenSource {
+  let next = 0
+  return () => {
+    const token = pool[next]!
+    next = next + 1 === pool.length ? 0 : next + 1
+    return token
+  }
+}

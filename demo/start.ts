@@ -1,0 +1,100 @@
+/**
+ * `npm start`: a real OpenID provider and the reference feature server, both on 127.0.0.1,
+ * with the sample permissions and data of fixtures/server/. Prints tokens for three users
+ * with ready-to-run curl lines, then a table of what each user gets on each route, and keeps
+ * serving until Ctrl-C. `--once` (or DEMO_ONCE=1) prints the table and exits.
+ *
+ * Environment: DEMO_PORT (server port, default any free one), DEMO_LOG (pino level of the
+ * server's log on stderr, default warn; `info` shows every permission decision).
+ */
+import { fileURLToPath } from 'node:url'
+import { createLogger } from '../src/logging.ts'
+import { buildReferenceServer } from '../src/server/app.ts'
+import { loadRegistryFile } from '../src/server/registry-yaml.ts'
+import { readFeatureStoreFile } from '../src/config/feature-store-file.ts'
+import { startOidcProvider } from '../test/helpers/oidc-provider.ts'
+import { PROBES, USERS, type DemoUser } from './probes.ts'
+
+const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/server/${name}`, import.meta.url))
+const once = process.argv.includes('--once') || process.env.DEMO_ONCE === '1'
+const out = (line = ''): void => { process.stdout.write(`${line}\n`) }
+
+const provider = await startOidcProvider()
+for (const user of USERS) {
+  if (user.roles === undefined) continue
+  provider.addUser(user.name, `${user.name}-password`, {
+    preferred_username: user.name,
+    resource_access: { [provider.clientId]: { roles: [...user.roles] } }
+  })
+}
+
+// The sample feature_store.yaml, pointed at the provider just started.
+const { data } = readFeatureStoreFile(fixture('feature_store.yaml'))
+const config = { ...data, auth: { type: 'oidc', client_id: provider.clientId, auth_discovery_url: provider.discoveryUrl } }
+const app = await buildReferenceServer({
+  config,
+  permissions: fixture('permissions.yaml'),
+  registry: loadRegistryFile(fixture('registry.yaml')),
+  pinoLogger: createLogger({ level: process.env.DEMO_LOG ?? 'warn' }, 2)
+})
+const url = await app.listen({ host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 0) })
+
+const tokens = new Map<DemoUser, string | undefined>()
+for (const user of USERS) {
+  tokens.set(user, user.roles === undefined ? undefined : await provider.issueForUser(user.name, undefined, { ttlSeconds: 3600 }))
+}
+
+out(`OpenID provider: ${provider.discoveryUrl}`)
+out(`Feature server:  ${url}  (auth: oidc, permissions: fixtures/server/permissions.yaml, data: fixtures/server/registry.yaml)`)
+out()
+out('Tokens (valid for one hour):')
+for (const user of USERS) {
+  const token = tokens.get(user)
+  if (token !== undefined) out(`  ${user.label.padEnd(8)} export ${user.variable}=${token}`)
+}
+out()
+out('Try:')
+out(`  curl -s ${url}/api/v1/feature_views -H "Authorization: Bearer $READER_TOKEN"`)
+out(`  curl -s ${url}/get-online-features -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/get-online-features')?.body)}'`)
+out(`  curl -s ${url}/push -H "Authorization: Bearer $WRITER_TOKEN" -H 'content-type: application/json' \\`)
+out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'`)
+out(`  curl -s ${url}/push -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'   # 403`)
+out()
+
+out('What each user gets:')
+const widths = [34, ...USERS.map((user) => Math.max(user.label.length, 13))]
+const row = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 8)).join('  ').trimEnd()
+out(`  ${row(['route', ...USERS.map((user) => user.label)])}`)
+for (const probe of PROBES) {
+  const cells: string[] = []
+  for (const user of USERS) {
+    const token = tokens.get(user)
+    const response = await fetch(`${url}${probe.path}`, {
+      method: probe.method,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(probe.body === undefined ? {} : { 'content-type': 'application/json' })
+      },
+      ...(probe.body === undefined ? {} : { body: JSON.stringify(probe.body) })
+    })
+    const body: unknown = await response.json().catch(() => undefined)
+    cells.push(`${response.status}${response.ok && probe.summary !== undefined ? ` ${probe.summary(body)}` : ''}`)
+  }
+  out(`  ${row([`${probe.method.padEnd(4)} ${probe.path}`, ...cells])}`)
+}
+out()
+
+const stop = async (): Promise<void> => {
+  await app.close()
+  await provider.close()
+}
+if (once) {
+  await stop()
+} else {
+  out('Serving until Ctrl-C (DEMO_LOG=info shows every permission decision on stderr).')
+  const onSignal = (): void => { stop().then(() => process.exit(0), () => process.exit(1)) }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+}

@@ -1,0 +1,65 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { readBearerToken } from '../http/bearer.ts'
+import type { AuthLogger } from '../logging.ts'
+import { AuthError } from '../managers/errors.ts'
+import type { AuthManager } from '../managers/types.ts'
+import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../observability/channels.ts'
+import { ANONYMOUS, type Principal } from '../principal.ts'
+
+export interface AuthenticationStep {
+  readonly manager: AuthManager
+  readonly maxTokenLength: number
+}
+
+/**
+ * The one authentication step both adapters and the CLI run: the anonymous principal
+ * under `no_auth`, otherwise the bearer token through the manager.
+ *
+ * Returns the principal synchronously when the manager already vouches for the token
+ * (a cache hit), so the hot path of a repeated token allocates no promise. Throws or
+ * rejects with an AuthError.
+ */
+export function authenticateRequest (
+  step: AuthenticationStep,
+  headers: IncomingHttpHeaders,
+  rawHeaders: readonly string[] | undefined
+): Principal | Promise<Principal> {
+  const { manager } = step
+  if (manager.type === 'no_auth') return ANONYMOUS
+  const token = readBearerToken(headers.authorization, rawHeaders, step.maxTokenLength)
+  return manager.authenticateCached?.(token) ?? manager.authenticate(token)
+}
+
+/**
+ * Logs and publishes the outcome of an authentication. Levels keep production logs quiet:
+ * success at debug, a rejected credential at info, an outage or a bug at error.
+ */
+export function reportAuthentication (
+  log: AuthLogger,
+  authorization: string | string[] | undefined,
+  startedAt: number,
+  outcome: { principal: Principal } | { error: unknown }
+): void {
+  const publish = authenticateChannel.hasSubscribers
+  const failed = 'error' in outcome
+  const level = !failed ? 'debug' : outcome.error instanceof AuthError && outcome.error.status === 401 ? 'info' : 'error'
+  if (!publish && log.isLevelEnabled?.(level) === false) return
+  const event: AuthenticateEvent = {
+    outcome: !failed ? 'success' : level === 'info' ? 'failure' : 'error',
+    ...(failed ? { code: outcome.error instanceof AuthError ? outcome.error.code : 'internal_error' } : { username: outcome.principal.username, source: outcome.principal.source }),
+    ...fingerprintOf(authorization),
+    durationMs: elapsedMs(startedAt)
+  }
+  if (publish) authenticateChannel.publish(event)
+  const message = !failed ? 'authenticated' : level === 'info' ? 'authentication rejected' : 'authentication could not be completed'
+  if (level === 'error') log.error({ event: 'authentication', ...event, err: (outcome as { error: unknown }).error }, message)
+  else log[level]({ event: 'authentication', ...event }, message)
+}
+
+// The credential part of the header, only for the fingerprint (the token itself is never logged).
+function fingerprintOf (authorization: string | string[] | undefined): { fingerprint?: string } {
+  if (typeof authorization !== 'string') return {}
+  const space = authorization.indexOf(' ')
+  const credential = space === -1 ? '' : authorization.slice(space + 1).trim()
+  return credential === '' ? {} : { fingerprint: tokenFingerprint(credential) }
+}

@@ -1,0 +1,126 @@
+/**
+ * feast-authz for Express 5 (`feast-authz/express`): an `authenticate` middleware with the
+ * same 401/503/RFC 6750 behaviour as the Fastify plugin, and `requirePermission(spec)`.
+ * Both run the shared steps of authenticate-request.ts and require-permission.ts.
+ */
+import { performance } from 'node:perf_hooks'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { AuthConfig } from '../config/auth-config.ts'
+import { createLogger, type AuthLogger } from '../logging.ts'
+import type { ManagerHealth } from '../managers/types.ts'
+import type { Resource } from '../permissions/model.ts'
+import type { Principal } from '../principal.ts'
+import type { FeastRegistry } from '../registry/feast-registry.ts'
+import { authenticateRequest, reportAuthentication } from './authenticate-request.ts'
+import { rejectionFor, type Rejection } from './challenge.ts'
+import { createPermissionGate, type PermissionSpec } from './require-permission.ts'
+import { setUpAuthz, type AuthzOptions } from './setup.ts'
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** The authenticated caller, set by `authenticate`; absent on routes it did not run on. */
+      principal?: Principal | null
+      /** In filter mode, the resources the caller may see. */
+      permittedResources?: readonly Resource[]
+    }
+  }
+}
+
+/** A permission requirement on an Express route. */
+export type ExpressPermissionSpec = PermissionSpec<Request>
+
+export type FeastAuthzExpressOptions = AuthzOptions
+
+/** What `feastAuthzExpress()` returns. */
+export interface FeastAuthzExpress {
+  /** Authenticates the bearer token and sets `req.principal`; answers 401 (with a challenge) or 503 itself. */
+  readonly authenticate: RequestHandler
+  /** Answers 401 without `req.principal`, 403 on denial, and otherwise calls `next()`. */
+  requirePermission (spec: ExpressPermissionSpec): RequestHandler
+  /** The validated `auth` section in force. */
+  readonly config: AuthConfig
+  /** Whether the identity provider's keys (or the cluster connection) are ready. */
+  health (): ManagerHealth
+  /**
+   * The Feast registry the permissions come from, when feature_store.yaml names one and no
+   * `permissions` option was given: resource lookups, `refresh()`.
+   */
+  readonly registry: FeastRegistry | undefined
+  /** Releases the manager's connections and timers, and stops watching the registry. */
+  close (): Promise<void>
+}
+
+/**
+ * Builds the Express middlewares from `feature_store.yaml` (and optional permissions).
+ *
+ * @example
+ * ```ts
+ * import express from 'express'
+ * import { feastAuthzExpress } from 'feast-authz/express'
+ * const authz = feastAuthzExpress({ config: './feature_store.yaml', permissions: './permissions.yaml' })
+ * const app = express()
+ * app.get('/health', (_req, res) => { res.send('ok') })
+ * app.use(authz.authenticate)
+ * app.get('/views/:name', authz.requirePermission({
+ *   resources: (req) => ({ type: 'FeatureView', name: String(req.params.name) }),
+ *   actions: 'DESCRIBE'
+ * }), (req, res) => { res.json({ caller: req.principal?.username }) })
+ * ```
+ */
+export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): FeastAuthzExpress {
+  const logger: AuthLogger = options.logger ?? createLogger()
+  const authz = setUpAuthz(options, logger, { openRegistry: true })
+  const { manager, realm } = authz
+  let gate
+  try {
+    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
+  } catch (error) {
+    authz.close()
+    throw error
+  }
+  // Express has no startup hook: start fetching keys now, without holding anyone up.
+  void manager.warmUp()
+
+  const authenticate: RequestHandler = async (req, res, next) => {
+    const startedAt = performance.now()
+    let principal: Principal
+    try {
+      principal = await authenticateRequest(authz, req.headers, req.rawHeaders)
+    } catch (error) {
+      reportAuthentication(logger, req.headers.authorization, startedAt, { error })
+      send(res, rejectionFor(error, realm))
+      return
+    }
+    reportAuthentication(logger, req.headers.authorization, startedAt, { principal })
+    req.principal = principal
+    next()
+  }
+
+  return {
+    authenticate,
+    requirePermission: (spec) => {
+      const compiled = gate.compile(spec)
+      return async (req: Request, res: Response, next: NextFunction) => {
+        // Errors thrown while computing resources reach Express's error handling (Express 5 awaits us).
+        const outcome = await gate.evaluate(compiled, req, req.principal ?? null, logger)
+        if (!outcome.allowed) { send(res, outcome.rejection); return }
+        if (compiled.filter) req.permittedResources = outcome.resources
+        next()
+      }
+    },
+    config: authz.config,
+    health: () => manager.health(),
+    registry: authz.registry,
+    close: async () => {
+      authz.close()
+      await manager.close()
+    }
+  }
+}
+
+function send (res: Response, rejection: Rejection): void {
+  res.status(rejection.status).set(rejection.headers).json(rejection.body)
+}
+
+export default feastAuthzExpress

@@ -1,0 +1,219 @@
+/**
+ * The framework-neutral permission check behind `fastify.requirePermission` and the Express
+ * `requirePermission` middleware: principal + resources + actions → continue, 401 or 403.
+ * The adapters only translate requests and replies; every rule lives here or in the engine.
+ */
+import { performance } from 'node:perf_hooks'
+import type { AuthType } from '../config/auth-config.ts'
+import type { AuthLogger } from '../logging.ts'
+import { AuthError } from '../managers/errors.ts'
+import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
+import { loadPermissionsFile } from '../permissions/yaml.ts'
+import { ACTION_GROUPS, ACTIONS, expandActions, resourceLabel, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
+import { authorizeChannel, elapsedMs, type AuthorizeEvent } from '../observability/channels.ts'
+import type { Principal } from '../principal.ts'
+import { forbidden, rejectionFor, type Rejection } from './challenge.ts'
+import type { AuthzOptions, PermissionSource } from './setup.ts'
+
+/** An action or a group of actions (`READ`, `WRITE`, `CRUD`, `ALL_ACTIONS`). */
+export type ActionName = Action | ActionGroup
+
+/** One resource or several: a check on several passes only when every one is allowed. */
+export type Resources = Resource | readonly Resource[]
+
+/**
+ * What a route requires. `Req` is the framework's request type, so computed resources
+ * see typed params and body (the check runs after body parsing and validation).
+ */
+export interface PermissionSpec<Req = unknown> {
+  /** The resource(s) acted on, or a function computing them from the request. */
+  readonly resources: Resources | ((request: Req) => Resources | Promise<Resources>)
+  /**
+   * The action(s) every resource needs, by name or group; one permission must cover all of
+   * them. A function computes them from the request (e.g. from a `to` field of the body).
+   */
+  readonly actions: ActionName | readonly ActionName[] | ((request: Req) => ActionName | readonly ActionName[])
+  /**
+   * List mode: instead of refusing the request when some resources are denied, keep only
+   * the permitted ones (`request.permittedResources`). Feast's rules decide when a denied
+   * resource is dropped and when the whole call is refused (see docs/permissions.md).
+   */
+  readonly filter?: boolean
+  /** The project whose permissions apply (for a multi-project permission source). */
+  readonly project?: string | ((request: Req) => string | undefined)
+}
+
+/** The outcome of one check: continue (with the permitted resources), or reject. */
+export type PermissionOutcome =
+  | { readonly allowed: true, readonly resources: readonly Resource[], readonly grantedBy?: string }
+  | { readonly allowed: false, readonly rejection: Rejection }
+
+/** A spec validated once, when the route is declared. */
+export interface CompiledPermissionSpec<Req> {
+  readonly filter: boolean
+  resolve (request: Req): Promise<{ resources: readonly Resource[], actions: readonly Action[], project: string | undefined }>
+}
+
+/** The shared checker one adapter instance uses. */
+export interface PermissionGate {
+  /** Validates a spec (unknown action names throw a TypeError at declaration time). */
+  compile<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req>
+  /** Decides one request; logs 401s and denials (with the full explanation) at info on `log`. */
+  check (principal: Principal | null, resources: readonly Resource[], actions: readonly Action[], options: { filter: boolean, project: string | undefined, log: AuthLogger }): PermissionOutcome
+  /** Resolves `spec` against `request`, then checks. */
+  evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): Promise<PermissionOutcome>
+}
+
+export interface PermissionGateOptions {
+  /** The server's `auth.type`: under `no_auth` every check passes, as in Feast (no security manager). */
+  readonly authType: AuthType
+  readonly permissions: AuthzOptions['permissions']
+  /** `realm` of the 401 challenge. */
+  readonly realm: string
+  /** Receives the one-time "no permissions defined" warning. */
+  readonly logger: AuthLogger
+}
+
+export function createPermissionGate (options: PermissionGateOptions): PermissionGate {
+  const source = toPermissionSource(options.permissions)
+  const { authType, realm, logger } = options
+
+  const check: PermissionGate['check'] = (principal, resources, actions, { filter, project, log }) => {
+    // Feast runs no security manager under no_auth: every endpoint is open.
+    if (authType === 'no_auth') return { allowed: true, resources }
+    if (principal === null) {
+      const rejection = rejectionFor(new AuthError('missing_token', 'this route requires an authenticated caller'), realm)
+      log.info({ code: rejection.body.code }, 'permission check without an authenticated principal')
+      return { allowed: false, rejection }
+    }
+    // The intra-server identity (a verified, signed token) acts for the servers themselves.
+    if (principal.source === 'intra') return { allowed: true, resources }
+
+    const permissions = source.permissionsFor(project)
+    if (permissions.length === 0) {
+      warnNoPermissions(logger)
+      return { allowed: true, resources }
+    }
+    if (filter) {
+      const result = filterAllowed(permissions, principal, resources, actions)
+      if (result.refused !== undefined) return deny(result.refused.decision, principal, log)
+      if (result.dropped.length > 0) log.debug({ username: principal.username, hidden: result.dropped.map(({ decision }) => describeDecision(decision)) }, 'resources hidden by permissions')
+      return { allowed: true, resources: result.allowed }
+    }
+    let grantedBy: string | undefined
+    for (const resource of resources) {
+      const decision = decide(permissions, principal, resource, actions)
+      if (decision.noPermissionsDefined) warnNoPermissions(logger)
+      if (!decision.allowed) return deny(decision, principal, log)
+      grantedBy ??= decision.explanation.find((verdict) => verdict.applied && verdict.policyGranted)?.permission
+    }
+    return grantedBy === undefined ? { allowed: true, resources } : { allowed: true, resources, grantedBy }
+  }
+
+  // Every outcome becomes a diagnostics_channel message and a debug log line (denials are logged at info in deny()).
+  const observedCheck: PermissionGate['check'] = (principal, resources, actions, options) => {
+    const startedAt = performance.now()
+    const outcome = check(principal, resources, actions, options)
+    if (authorizeChannel.hasSubscribers || options.log.isLevelEnabled?.('debug') !== false) {
+      const event: AuthorizeEvent = {
+        decision: outcome.allowed ? 'allow' : principal === null ? 'unauthenticated' : 'deny',
+        ...(principal === null ? {} : { username: principal.username }),
+        resources: resources.map(resourceLabel),
+        actions,
+        ...(outcome.allowed && outcome.grantedBy !== undefined ? { permission: outcome.grantedBy } : {}),
+        durationMs: elapsedMs(startedAt)
+      }
+      authorizeChannel.publish(event)
+      if (outcome.allowed) options.log.debug({ event: 'authorization', ...event }, 'permission granted')
+    }
+    return outcome
+  }
+
+  return {
+    compile: compileSpec,
+    check: observedCheck,
+    evaluate: async (spec, request, principal, log) => {
+      // Nothing to resolve (and no handler code to run) for a caller who will be refused anyway.
+      if (authType !== 'no_auth' && principal === null) return observedCheck(null, [], [], { filter: spec.filter, project: undefined, log })
+      const { resources, actions, project } = await spec.resolve(request)
+      return observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
+    }
+  }
+}
+
+function deny (decision: Decision, principal: Principal, log: AuthLogger): PermissionOutcome {
+  // The caller learns only that access was denied; who-needs-what is for the operator's log.
+  log.info({ username: principal.username, explanation: describeDecision(decision) }, 'permission denied')
+  return { allowed: false, rejection: forbidden(decision.message) }
+}
+
+function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req> {
+  if (spec === null || typeof spec !== 'object') throw new TypeError('feast-authz: requirePermission needs a spec { resources, actions }')
+  const staticActions = typeof spec.actions === 'function' ? undefined : toActions(spec.actions)
+  const { resources, project } = spec
+  if (typeof resources !== 'function') checkResources(resources)
+  return {
+    filter: spec.filter === true,
+    resolve: async (request) => {
+      const found = typeof resources === 'function' ? await resources(request) : resources
+      return {
+        resources: typeof resources === 'function' ? checkResources(found) : asList(found),
+        actions: staticActions ?? toActions((spec.actions as (request: Req) => ActionName | readonly ActionName[])(request)),
+        project: typeof project === 'function' ? project(request) : project
+      }
+    }
+  }
+}
+
+/** Action names and groups → actions; an unknown name or an empty list is a TypeError. */
+function toActions (names: unknown): readonly Action[] {
+  if (names === undefined || (Array.isArray(names) && names.length === 0)) throw new TypeError('feast-authz: requirePermission needs at least one action')
+  try {
+    return Object.freeze(expandActions(names as ActionName | readonly ActionName[]))
+  } catch (error) {
+    throw new TypeError(`feast-authz: requirePermission: ${(error as Error).message} (expected one of ${[...ACTIONS, ...Object.keys(ACTION_GROUPS)].join(', ')})`)
+  }
+}
+
+function asList (resources: Resources): readonly Resource[] {
+  return Array.isArray(resources) ? resources : [resources as Resource]
+}
+
+function checkResources (resources: unknown): readonly Resource[] {
+  const list = asList(resources as Resources)
+  for (const resource of list) {
+    if (resource === null || typeof resource !== 'object' || typeof resource.type !== 'string' || typeof resource.name !== 'string') {
+      throw new TypeError(`feast-authz: a resource must be { type, name }, got ${JSON.stringify(resource)}`)
+    }
+  }
+  return list
+}
+
+/** The `permissions` option → a source asked on every check. A YAML path is read once, now. */
+export function toPermissionSource (option: AuthzOptions['permissions']): PermissionSource {
+  if (option === undefined) return fixed([])
+  if (typeof option === 'string') return fixed(loadPermissionsFile(option))
+  if (Array.isArray(option)) return fixed(option)
+  if (typeof (option as PermissionSource).permissionsFor === 'function') return option as PermissionSource
+  throw new TypeError('feast-authz: permissions must be a list of permissions, the path of a permissions YAML file, or { permissionsFor(project) }')
+}
+
+function fixed (permissions: readonly Permission[]): PermissionSource {
+  const frozen = Object.freeze([...permissions])
+  return { permissionsFor: () => frozen }
+}
+
+let warnedNoPermissions = false
+
+// Spec 5.6.3: without any permission every authenticated caller has full access, and the
+// operator is told once per process, not on every request.
+function warnNoPermissions (logger: AuthLogger): void {
+  if (warnedNoPermissions) return
+  warnedNoPermissions = true
+  logger.warn('No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.')
+}
+
+/** For tests: forget that the no-permissions warning was logged. */
+export function resetNoPermissionsWarning (): void {
+  warnedNoPermissions = false
+}

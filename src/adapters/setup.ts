@@ -1,0 +1,118 @@
+import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
+import type { FeatureStoreFile, FeatureStoreSource } from '../config/feature-store-file.ts'
+import { DEFAULT_MAX_TOKEN_LENGTH } from '../http/bearer.ts'
+import type { AuthLogger } from '../logging.ts'
+import { createAuthManager, type ManagerOptions } from '../managers/create-manager.ts'
+import type { AuthManager } from '../managers/types.ts'
+import type { Permission } from '../permissions/model.ts'
+import { openRegistryFromConfig } from '../registry/index.ts'
+import type { FeastRegistry } from '../registry/feast-registry.ts'
+
+/** Options shared by the Fastify plugin and the Express middleware. */
+export interface AuthzOptions {
+  /**
+   * The store's `feature_store.yaml`: a path, YAML text, `{ yaml }`, or a parsed object.
+   * Default: `FEATURE_STORE_YAML_BASE64`, then `./feature_store.yaml`.
+   */
+  readonly config?: FeatureStoreSource
+  /** Where feast-authz logs. Default: Fastify's logger (Express: a pino logger with redaction). */
+  readonly logger?: AuthLogger
+  /** Longest bearer token accepted, checked before any decoding. Default 8192. */
+  readonly maxTokenLength?: number
+  /** `realm` of the `WWW-Authenticate` challenge. Default `feast`. */
+  readonly realm?: string
+  /** Advanced OIDC key-set tuning. */
+  readonly oidc?: ManagerOptions['oidc']
+  /** A manager built elsewhere (shared between servers, or custom); `config` is then only read for its type. */
+  readonly manager?: AuthManager
+  /**
+   * The permissions `requirePermission` enforces: a list, the path of a permissions YAML file,
+   * or a source asked on every check (a registry). When not given and `feature_store.yaml`
+   * names a Feast registry file (`registry`), its permissions are used and followed as it
+   * changes (docs/registry.md). None, or an empty list, allows every authenticated caller and
+   * logs a warning once (spec 5.6.3).
+   */
+  readonly permissions?: readonly Permission[] | string | PermissionSource
+}
+
+/** Where permissions come from when they can change while the server runs (a registry). */
+export interface PermissionSource {
+  /** The permissions in force for `project` (the server's own project when undefined). */
+  permissionsFor (project?: string): readonly Permission[]
+}
+
+export interface AuthzSetup {
+  readonly config: AuthConfig
+  readonly manager: AuthManager
+  readonly maxTokenLength: number
+  readonly realm: string
+  readonly file: ReturnType<typeof loadAuthConfig>['file']
+  /** The permissions to enforce: the `permissions` option, else the config's Feast registry. */
+  readonly permissions: AuthzOptions['permissions']
+  /** The Feast registry opened for the permissions (closed by `close()`), if any. */
+  readonly registry: FeastRegistry | undefined
+  /** Releases what the setup opened: the registry (the manager is closed by the adapter). */
+  close (): void
+}
+
+/**
+ * Validates the options, reads the `auth` section and builds the manager. With
+ * `openRegistry: true` (the adapters), the Feast registry feature_store.yaml names is opened as
+ * the permission source when no `permissions` option is given; tools that only authenticate
+ * (`inspect`, `check`) leave it false and never read the registry.
+ */
+export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openRegistry = false }: { readonly openRegistry?: boolean } = {}): AuthzSetup {
+  const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
+  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
+    throw new TypeError(`feast-authz: maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
+  }
+  const { auth, file } = loadAuthConfig(options.config)
+  // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
+  const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
+  // (A permission source given explicitly, such as the same registry opened by the caller, needs no notice.)
+  if (openRegistry && (Array.isArray(options.permissions) || typeof options.permissions === 'string') && namesFeastRegistry(file)) {
+    logger.info({ registry: file.data.registry }, 'feast-authz: permissions given explicitly; the permissions of the registry named in feature_store.yaml are not used')
+  }
+  let manager: AuthManager
+  try {
+    manager = options.manager ?? createAuthManager(auth, { logger, oidc: options.oidc })
+  } catch (error) {
+    registry?.close()
+    throw error
+  }
+  return {
+    config: auth,
+    manager,
+    maxTokenLength,
+    realm: options.realm ?? 'feast',
+    file,
+    permissions: options.permissions ?? registry,
+    registry,
+    close: () => { registry?.close() }
+  }
+}
+
+/**
+ * Whether the `registry` setting of feature_store.yaml names a Feast registry (anything but a
+ * `.yaml`/`.yml` path, which is the reference server's own registry format).
+ */
+export function namesFeastRegistry (file: FeatureStoreFile): boolean {
+  const raw = file.data.registry
+  if (raw === undefined || raw === null) return false
+  const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
+  return !(typeof path === 'string' && /\.ya?ml$/i.test(path.trim()))
+}
+
+/**
+ * Opens the Feast registry feature_store.yaml names, as the source of permissions; undefined when
+ * it names none. Throws a ConfigError naming the file (unsupported registry type, unreadable or
+ * invalid registry): a registry that cannot be used never means "no permissions".
+ */
+export function openPermissionRegistry (file: FeatureStoreFile, logger: AuthLogger): FeastRegistry | undefined {
+  if (!namesFeastRegistry(file)) return undefined
+  const registry = openRegistryFromConfig(file, { logger })
+  if (registry !== undefined) {
+    logger.info({ registry: registry.path, project: registry.project }, 'feast-authz: permissions come from the Feast registry')
+  }
+  return registry
+}

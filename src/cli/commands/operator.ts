@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { parseAllDocuments, stringify } from 'yaml'
+import { ConfigError } from '../../config/errors.ts'
+import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { renderFeatureStore } from '../../operator/render.ts'
+import { EXIT, UsageError, type CliCommand } from '../io.ts'
+
+const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>] [--json]
+
+Turns a FeatureStore resource (<group>/v1) into what the Feast operator would deploy:
+the auth section of the servers' and the clients' feature_store.yaml, the servers'
+feature_store_yaml_base64, and the RBAC objects of the chosen mode.
+
+  --resource <path>   the FeatureStore resource (YAML)
+  --secret <path>     Secret(s) that spec.authz.oidc.secretRef may name; a file may hold
+                      several YAML documents; repeatable
+  --base <path>       a feature_store.yaml to complete (its project and auth are replaced)
+  --json              print {"server","client","feature_store_yaml_base64","rbac"}
+
+The server section (and feature_store_yaml_base64) carries the Secret's credentials;
+nothing else does. Warnings go to stderr. Exit 0 on success, 2 when the resource, a
+Secret or the options are invalid.
+`
+
+export const run: CliCommand = async (argv, io) => {
+  const [sub, ...rest] = argv
+  if (sub === '--help' || sub === '-h') { io.stdout(HELP); return EXIT.ok }
+  let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, help?: boolean | undefined }
+  try {
+    if (sub !== 'render') throw new UsageError(sub === undefined ? 'missing subcommand: expected render' : `unknown subcommand "${sub}": expected render`)
+    ;({ values } = parseArgs({
+      args: rest,
+      options: { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true
+    }))
+    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    if (values.resource === undefined) throw new UsageError('--resource is required')
+  } catch (error) {
+    io.stderr(`feast-authz operator: ${(error as Error).message}\n\n${HELP}`)
+    return EXIT.usage
+  }
+
+  let rendered
+  try {
+    const secrets = (values.secret ?? []).flatMap(readSecretFile)
+    const base = values.base === undefined ? undefined : readFeatureStoreFile(values.base).data
+    rendered = renderFeatureStore(values.resource, { secrets, ...(base === undefined ? {} : { base }) })
+  } catch (error) {
+    if (error instanceof ConfigError) { io.stderr(`feast-authz operator render: ${error.message}\n`); return EXIT.usage }
+    throw error
+  }
+  for (const warning of rendered.warnings) io.stderr(`feast-authz operator render: warning: ${warning}\n`)
+  const { server, client, feature_store_yaml_base64: base64, rbac } = rendered
+  if (values.json === true) {
+    io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac }, null, 2)}\n`)
+    return EXIT.ok
+  }
+  io.stdout([
+    '# Server feature_store.yaml, auth section (carries the credentials of the Secret)',
+    stringify({ auth: server }).trimEnd(),
+    '',
+    '# Client feature_store.yaml, auth section',
+    stringify({ auth: client }).trimEnd(),
+    '',
+    '# feature_store_yaml_base64: the whole server feature_store.yaml, base64',
+    base64,
+    '',
+    `# RBAC objects (${rbac.length === 0 ? 'none needed' : 'kubectl apply -f'})`,
+    ...rbac.map((object) => `---\n${stringify(object).trimEnd()}`),
+    ''
+  ].join('\n'))
+  return EXIT.ok
+}
+
+/** Every YAML document of a Secret file, as parsed objects. */
+function readSecretFile (path: string): Array<{ object: Record<string, unknown>, source: string }> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new ConfigError(`cannot read the Secret file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { source: path }, error)
+  }
+  const documents = parseAllDocuments(text, { uniqueKeys: true, strict: true })
+  if (!Array.isArray(documents)) throw new ConfigError('expected YAML documents', { source: path })
+  return documents.flatMap((document) => {
+    const problem = document.errors[0]
+    if (problem !== undefined) throw new ConfigError(`invalid YAML: ${problem.message.split('\n')[0] ?? ''}`, { source: path })
+    const object: unknown = document.toJS({ maxAliasCount: 0 })
+    if (object === null || object === undefined) return []
+    if (typeof object !== 'object' || Array.isArray(object)) throw new ConfigError('expected each document to be a Secret (a mapping)', { source: path })
+    return [{ object: object as Record<string, unknown>, source: path }]
+  })
+}

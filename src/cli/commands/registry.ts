@@ -1,0 +1,178 @@
+import { parseArgs } from 'node:util'
+import { ConfigError } from '../../config/errors.ts'
+import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import type { Permission, Policy } from '../../permissions/model.ts'
+import { readRegistrySetting } from '../../registry/config.ts'
+import { loadRegistryFile } from '../../registry/feast-registry.ts'
+import type { RegistryResource } from '../../registry/resources.ts'
+import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
+import { EXIT, UsageError, type CliCommand } from '../io.ts'
+
+const HELP = `usage: feast-authz registry show --config <feature_store.yaml> [--project <name>] [--json]
+
+Reads the Feast registry file that feature_store.yaml names (\`registry\`) and prints its
+projects, resources (with tags) and permissions, as the server would enforce them.
+
+  --config    the store's feature_store.yaml (its \`registry\` and \`project\` settings)
+  --project   show only this project (default: every project in the registry)
+  --json      print JSON instead of tables
+
+Exit 0 when the registry loads, 2 when it cannot be used (the reason is on stderr).
+`
+
+export const run: CliCommand = async (argv, io) => {
+  let values: { config?: string | undefined, project?: string | undefined, json?: boolean | undefined, help?: boolean | undefined }
+  try {
+    const parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { config: { type: 'string' }, project: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } })
+    values = parsed.values
+    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    const [sub, ...extra] = parsed.positionals
+    if (sub !== 'show') throw new UsageError(sub === undefined ? 'expected a subcommand: show' : `unknown subcommand "${sub}" (expected show)`)
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
+    if (values.config === undefined) throw new UsageError('--config is required')
+  } catch (error) {
+    io.stderr(`feast-authz registry: ${(error as Error).message}\n\n${HELP}`)
+    return EXIT.usage
+  }
+
+  let snapshot: RegistrySnapshot
+  let home: string
+  try {
+    const file = readFeatureStoreFile(values.config)
+    const setting = readRegistrySetting(file)
+    if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show', { source: file.source })
+    home = setting.project
+    snapshot = loadRegistryFile(setting.path, setting.project)
+  } catch (error) {
+    if (error instanceof ConfigError) { io.stderr(`feast-authz registry: ${error.message}\n`); return EXIT.usage }
+    throw error
+  }
+
+  const wanted = values.project
+  if (wanted !== undefined && !snapshot.projects.has(wanted)) {
+    io.stderr(`feast-authz registry: ${snapshot.path}: no project ${JSON.stringify(wanted)} (it has ${[...snapshot.projects.keys()].map((name) => JSON.stringify(name)).join(', ')})\n`)
+    return EXIT.usage
+  }
+  const projects = [...snapshot.projects.values()].filter((project) => wanted === undefined || project.name === wanted)
+  io.stdout(values.json === true ? `${JSON.stringify(toJSON(snapshot, home, projects), null, 2)}\n` : render(snapshot, home, projects))
+  return EXIT.ok
+}
+
+/** The permission in Feast's snake_case names, as a permissions YAML file writes it. */
+export function permissionToJSON (permission: Permission): Record<string, unknown> {
+  return {
+    name: permission.name,
+    types: permission.types,
+    name_patterns: permission.namePatterns,
+    required_tags: { ...permission.requiredTags },
+    actions: permission.actions,
+    policy: policyToJSON(permission.policy),
+    ...(permission.tags === undefined ? {} : { tags: { ...permission.tags } })
+  }
+}
+
+function policyToJSON (policy: Policy): Record<string, unknown> {
+  switch (policy.kind) {
+    case 'role': return { role_based_policy: { roles: policy.roles } }
+    case 'group': return { group_based_policy: { groups: policy.groups } }
+    case 'namespace': return { namespace_based_policy: { namespaces: policy.namespaces } }
+    case 'combined': return { combined_group_namespace_policy: { groups: policy.groups, namespaces: policy.namespaces } }
+    case 'allow_all': return { allow_all: true }
+  }
+}
+
+function toJSON (snapshot: RegistrySnapshot, home: string, projects: readonly RegistryProject[]): Record<string, unknown> {
+  return {
+    registry: snapshot.path,
+    ...(snapshot.versionId === undefined ? {} : { version_id: snapshot.versionId }),
+    ...(snapshot.lastUpdated === undefined ? {} : { last_updated: snapshot.lastUpdated.toISOString() }),
+    project: home,
+    projects: projects.map((project) => ({
+      name: project.name,
+      resources: project.resources.map((resource) => ({ ...resource, tags: { ...resource.tags } })),
+      permissions: project.permissions.map(permissionToJSON)
+    }))
+  }
+}
+
+function render (snapshot: RegistrySnapshot, home: string, projects: readonly RegistryProject[]): string {
+  const lines = [`Registry  ${snapshot.path}`]
+  if (snapshot.versionId !== undefined || snapshot.lastUpdated !== undefined) {
+    lines.push(`Version   ${snapshot.versionId ?? '-'}${snapshot.lastUpdated === undefined ? '' : ` (last updated ${snapshot.lastUpdated.toISOString()})`}`)
+  }
+  lines.push(`Project   ${home} (feature_store.yaml)`)
+  for (const project of projects) {
+    lines.push('', `== Project ${project.name}${project.name === home ? ' (the server\'s project)' : ''}`, '', 'Resources')
+    lines.push(...indent(table(['TYPE', 'NAME', 'TAGS', 'DETAILS'], project.resources.map((resource) => [resource.type, resource.name, tagText(resource.tags), details(resource)]))))
+    lines.push('', 'Permissions')
+    if (project.permissions.length === 0) {
+      lines.push('  (none: every authenticated user is allowed everything in this project, as in Feast; the server logs a warning)')
+    } else {
+      lines.push(...indent(table(['NAME', 'TYPES', 'NAME PATTERNS', 'REQUIRED TAGS', 'ACTIONS', 'POLICY'], project.permissions.map((permission) => [
+        permission.name,
+        permission.types.length === 12 ? 'all types' : permission.types.join(', '),
+        permission.namePatterns.length === 0 ? 'any name' : permission.namePatterns.join(' | '),
+        tagText(permission.requiredTags),
+        permission.actions.length === 8 ? 'ALL_ACTIONS' : permission.actions.join(', '),
+        policyText(permission.policy)
+      ]))))
+    }
+  }
+  return `${lines.join('\n')}\n`
+}
+
+function details (resource: RegistryResource): string {
+  const parts: string[] = []
+  switch (resource.type) {
+    case 'FeatureView': case 'StreamFeatureView': case 'OnDemandFeatureView':
+      parts.push(`features: ${resource.features.join(', ')}`)
+      if (resource.entities.length > 0) parts.push(`entities: ${resource.entities.join(', ')}`)
+      if (resource.batchSource !== undefined) parts.push(`batch source: ${resource.batchSource}`)
+      if (resource.pushSource !== undefined) parts.push(`push source: ${resource.pushSource}`)
+      else if (resource.streamSource !== undefined) parts.push(`stream source: ${resource.streamSource}`)
+      if (resource.sources !== undefined && resource.sources.length > 0) parts.push(`sources: ${resource.sources.join(', ')}`)
+      break
+    case 'FeatureService':
+      parts.push(resource.projections.map((projection) => `${projection.featureView}${projection.alias === undefined ? '' : ` as ${projection.alias}`}[${projection.features.join(', ')}]`).join(', '))
+      break
+    case 'Entity':
+      if (resource.joinKey !== undefined) parts.push(`join key: ${resource.joinKey}`)
+      break
+    case 'DataSource':
+      if (resource.sourceClass !== undefined) parts.push(resource.sourceClass.split('.').pop() ?? resource.sourceClass)
+      if (resource.batchSource !== undefined) parts.push(`batch source: ${resource.batchSource}`)
+      break
+    case 'SavedDataset':
+      if (resource.featureService !== undefined) parts.push(`feature service: ${resource.featureService}`)
+      break
+    default:
+      break
+  }
+  return parts.join('; ')
+}
+
+function policyText (policy: Policy): string {
+  switch (policy.kind) {
+    case 'role': return `roles: ${policy.roles.join(', ') || '(none)'}`
+    case 'group': return `groups: ${policy.groups.join(', ') || '(none)'}`
+    case 'namespace': return `namespaces: ${policy.namespaces.join(', ') || '(none)'}`
+    case 'combined': return `groups: ${policy.groups.join(', ') || '(none)'} or namespaces: ${policy.namespaces.join(', ') || '(none)'}`
+    case 'allow_all': return 'allow all'
+  }
+}
+
+function tagText (tags: Readonly<Record<string, string>> | undefined): string {
+  const entries = Object.entries(tags ?? {})
+  return entries.length === 0 ? '-' : entries.map(([key, value]) => `${key}=${value}`).join(', ')
+}
+
+function table (header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  if (rows.length === 0) return ['(none)']
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)))
+  const line = (cells: readonly string[]): string => cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
+  return [line(header), ...rows.map(line)]
+}
+
+function indent (lines: readonly string[]): string[] {
+  return lines.map((line) => `  ${line}`)
+}

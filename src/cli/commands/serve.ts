@@ -1,0 +1,123 @@
+import { dirname, isAbsolute, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError } from '../../config/errors.ts'
+import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { createLogger, type AuthLogger } from '../../logging.ts'
+import { PermissionError } from '../../permissions/errors.ts'
+import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
+import { buildReferenceServer } from '../../server/app.ts'
+import { loadRegistryFile } from '../../server/registry-yaml.ts'
+import type { FeatureRegistry } from '../../server/registry.ts'
+import { EXIT, UsageError, type CliCommand } from '../io.ts'
+
+const HELP = `usage: feast-authz serve --config <feature_store.yaml> [--permissions <permissions.yaml>]
+                         [--registry <registry.yaml|registry.db>] [--host <host>] [--port <port>] [--log-level <level>]
+
+Runs the reference feature server (Feast's online routes, in-memory store) with the
+authentication of the config's auth section.
+--registry takes the server's registry YAML (.yaml/.yml) or a Feast registry file (any other
+name, e.g. registry.db): its feature views are served (values absent) and, unless
+--permissions is given, its permissions enforced, following the file as it changes.
+Without --registry, the config's "registry" is used (a .yaml file, or a Feast registry).
+Without --permissions and without a Feast registry, every authenticated caller is allowed
+(a warning is logged).
+Defaults: --host 127.0.0.1, --port 6566, --log-level info. Stops on Ctrl-C / SIGTERM.
+`
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export const run: CliCommand = async (argv, io) => {
+  let values: Record<string, string | boolean | undefined>
+  let port: number
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        permissions: { type: 'string' },
+        registry: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '6566' },
+        'log-level': { type: 'string', default: 'info' },
+        help: { type: 'boolean', short: 'h' }
+      },
+      strict: true
+    }))
+    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    if (values.config === undefined) throw new UsageError('--config is required')
+    port = Number(values.port)
+    if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
+    if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
+  } catch (error) {
+    io.stderr(`feast-authz serve: ${(error as Error).message}\n\n${HELP}`)
+    return EXIT.usage
+  }
+
+  const config = values.config as string
+  const logger = createLogger({ level: String(values['log-level']) })
+  let app
+  let feast: FeastRegistry | undefined
+  try {
+    const registry = loadRegistry(config, values.registry as string | undefined, logger)
+    if (registry !== undefined && 'permissionsFor' in registry) feast = registry
+    app = await buildReferenceServer({
+      config,
+      pinoLogger: logger,
+      ...(registry === undefined ? {} : { registry }),
+      ...(values.permissions === undefined ? {} : { permissions: values.permissions as string })
+    })
+  } catch (error) {
+    feast?.close()
+    if (error instanceof ConfigError || error instanceof PermissionError) {
+      io.stderr(`feast-authz serve: ${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+
+  let address: string
+  try {
+    address = await app.listen({ host: values.host as string, port })
+  } catch (error) {
+    io.stderr(`feast-authz serve: cannot listen on ${String(values.host)}:${port}: ${(error as Error).message}\n`)
+    await app.close()
+    feast?.close()
+    return EXIT.rejected
+  }
+  io.stderr(`feast-authz serve: listening on ${address} (Ctrl-C to stop)\n`)
+
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      app.close().finally(() => { feast?.close() }).then(done, done)
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  return EXIT.ok
+}
+
+/**
+ * `--registry`: the server's YAML registry for `.yaml`/`.yml`, else a Feast registry file (for the
+ * config's `project`, watched for changes). Without it, the config's `registry` when it is a YAML
+ * file (relative to the config); a Feast registry named there is opened by the server itself.
+ */
+function loadRegistry (configPath: string, registryPath: string | undefined, logger: AuthLogger): FeatureRegistry | FeastRegistry | undefined {
+  if (registryPath !== undefined) {
+    if (isYamlPath(registryPath)) return loadRegistryFile(registryPath)
+    const file = readFeatureStoreFile(configPath)
+    const project = file.data.project
+    if (typeof project !== 'string' || project.trim() === '') {
+      throw new ConfigError('expected the project name: the Feast registry given with --registry is read for this project', { source: file.source, field: 'project' })
+    }
+    return openFeastRegistry({ path: resolve(registryPath), project: project.trim(), logger })
+  }
+  const named = readFeatureStoreFile(configPath).data.registry
+  if (typeof named !== 'string' || !isYamlPath(named)) return undefined
+  return loadRegistryFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
+}
+
+function isYamlPath (path: string): boolean {
+  return /\.ya?ml$/i.test(path.trim())
+}

@@ -1,0 +1,45 @@
+import { pathToFileURL } from 'node:url'
+import type { CliCommand, CliIo } from './io.ts'
+
+// Loaded on demand so that `feast-authz token` does not pay for the server's imports.
+const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{ run: CliCommand }> }>> = {
+  inspect: { summary: 'authenticate a token as the server would and print the principal', load: async () => await import('./commands/inspect.ts') },
+  check: { summary: 'dry-run a permission decision for a principal, resource and actions', load: async () => await import('./commands/check.ts') },
+  serve: { summary: 'run the reference feature server with authorization', load: async () => await import('./commands/serve.ts') },
+  token: { summary: 'print the bearer token a client would send', load: async () => await import('./commands/token.ts') },
+  operator: { summary: 'render a FeatureStore resource into auth configuration (operator render)', load: async () => await import('./commands/operator.ts') },
+  registry: { summary: 'show the projects, resources and permissions of a Feast registry (registry show)', load: async () => await import('./commands/registry.ts') }
+}
+
+export function usage (): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
+  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`)
+  return `usage: feast-authz <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun feast-authz <command> --help for a command's options.\n`
+}
+
+export async function main (argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout)(usage())
+    return name === undefined ? 2 : 0
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (command === undefined) {
+    io.stderr(`feast-authz: unknown command "${name}"\n\n${usage()}`)
+    return 2
+  }
+  const { run } = await command.load()
+  return await run(rest, io)
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
+if (invokedDirectly) {
+  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), env: process.env }
+  main(process.argv.slice(2), io).then(
+    (code) => { process.exitCode = code },
+    (error: unknown) => {
+      process.stderr.write(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 2
+    }
+  )
+}

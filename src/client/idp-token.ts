@@ -1,0 +1,189 @@
+import type { OidcAuthConfig } from '../config/auth-config.ts'
+import { ConfigError } from '../config/errors.ts'
+import type { AuthLogger } from '../logging.ts'
+import { createAgents, httpGet, ProviderRequestError } from '../managers/oidc/http-get.ts'
+import { TokenSourceError } from './errors.ts'
+import { httpPostForm } from './http-post.ts'
+
+/** The client-credentials fields, all present (the client validator guarantees it). */
+export interface IdpCredentials {
+  readonly auth_discovery_url: string
+  readonly client_id: string
+  readonly client_secret: string
+  readonly username?: string | undefined
+  readonly password?: string | undefined
+  readonly verify_ssl: boolean
+  readonly ca_cert_path?: string | undefined
+  readonly token_refresh_margin_seconds: number
+}
+
+export interface IdpTokenSource {
+  /** A token from the cache, or a fresh one; concurrent callers share one request. */
+  get (): Promise<string>
+  /** Drops the cached token (only if it is `token`, when given); true if one was dropped. */
+  invalidate (token?: string): boolean
+  /** How many token requests were sent (for diagnostics and tests). */
+  requests (): number
+  close (): void
+}
+
+export interface IdpTokenOptions {
+  /** Bound of each discovery and token request. Default 10 000 ms. */
+  readonly timeoutMs?: number | undefined
+  readonly logger?: AuthLogger | undefined
+  readonly now?: (() => number) | undefined
+}
+
+/** Narrows a validated client config to the client-credentials form, if it is one. */
+export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | undefined {
+  if (config.client_secret === undefined || config.auth_discovery_url === undefined || config.client_id === undefined) return undefined
+  return { ...config, auth_discovery_url: config.auth_discovery_url, client_id: config.client_id, client_secret: config.client_secret }
+}
+
+/**
+ * Fetches tokens from the provider's token endpoint (found through discovery) with
+ * `grant_type=client_credentials`, or `password` when `username` and `password` are set.
+ * Client authentication is in the form body (`client_secret_post`), as Feast does.
+ * A token is reused until its `exp` (or `expires_in`) minus `token_refresh_margin_seconds`;
+ * a token with neither is not cached.
+ */
+export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const now = options.now ?? Date.now
+  let agents: ReturnType<typeof createAgents>
+  try {
+    agents = createAgents({ verify: credentials.verify_ssl, ca: credentials.ca_cert_path })
+  } catch (error) {
+    throw new ConfigError(`cannot read the CA bundle: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { field: 'auth.ca_cert_path' }, error)
+  }
+  if (!credentials.verify_ssl) {
+    options.logger?.warn({ discovery: credentials.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
+  }
+  const secrets = [credentials.client_secret, credentials.password].filter((value): value is string => value !== undefined && value !== '')
+  let tokenEndpoint: string | undefined
+  let cached: { token: string, expiresAt: number } | undefined
+  let pending: Promise<string> | undefined
+  let sent = 0
+
+  const findTokenEndpoint = async (): Promise<string> => {
+    if (tokenEndpoint !== undefined) return tokenEndpoint
+    const url = credentials.auth_discovery_url
+    const response = await call(() => httpGet(url, { agents, signal: AbortSignal.timeout(timeoutMs) }))
+    if (response.status !== 200) throw new TokenSourceError('provider_unavailable', `discovery document ${url} answered HTTP ${response.status}`, { status: response.status })
+    const endpoint = (parseJson(response.body) as { token_endpoint?: unknown } | undefined)?.token_endpoint
+    if (typeof endpoint !== 'string' || !/^https?:\/\/[^/]/.test(endpoint)) {
+      throw new TokenSourceError('invalid_provider_response', `discovery document ${url} has no http(s) token_endpoint`)
+    }
+    tokenEndpoint = endpoint
+    return endpoint
+  }
+
+  const fetchToken = async (): Promise<string> => {
+    const endpoint = await findTokenEndpoint()
+    const form = new URLSearchParams({ client_id: credentials.client_id, client_secret: credentials.client_secret })
+    if (credentials.username !== undefined && credentials.password !== undefined) {
+      form.set('grant_type', 'password')
+      form.set('username', credentials.username)
+      form.set('password', credentials.password)
+    } else {
+      form.set('grant_type', 'client_credentials')
+    }
+    sent++
+    const response = await call(() => httpPostForm(endpoint, form, { agents, signal: AbortSignal.timeout(timeoutMs) }))
+    const body = parseJson(response.body) as Record<string, unknown> | undefined
+    if (response.status !== 200) {
+      const oauthError = typeof body?.error === 'string' ? scrub(body.error, secrets) : undefined
+      const description = typeof body?.error_description === 'string' ? `: ${scrub(body.error_description, secrets).slice(0, 200)}` : ''
+      // 5xx: the provider is in trouble, not our credentials.
+      throw new TokenSourceError(
+        response.status >= 500 ? 'provider_unavailable' : 'provider_rejected',
+        `token endpoint ${where(endpoint)} answered HTTP ${response.status}${oauthError === undefined ? '' : ` ${oauthError}`}${description}`,
+        { status: response.status, oauthError }
+      )
+    }
+    const token = body?.access_token
+    if (typeof token !== 'string' || token === '') {
+      throw new TokenSourceError('invalid_provider_response', `token endpoint ${where(endpoint)} answered 200 without an access_token`)
+    }
+    const type = body?.token_type
+    if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
+      throw new TokenSourceError('invalid_provider_response', `token endpoint ${where(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
+    }
+    const expiresAt = expiryOf(token, body?.expires_in, now())
+    if (expiresAt !== undefined) cached = { token, expiresAt }
+    return token
+  }
+
+  return {
+    async get () {
+      const marginMs = credentials.token_refresh_margin_seconds * 1000
+      if (cached !== undefined && now() < cached.expiresAt - marginMs) return cached.token
+      pending ??= fetchToken().finally(() => { pending = undefined })
+      return await pending
+    },
+    invalidate (token) {
+      if (cached === undefined || (token !== undefined && cached.token !== token)) return false
+      cached = undefined
+      return true
+    },
+    requests: () => sent,
+    close () {
+      agents.http.destroy()
+      agents.https.destroy()
+    }
+  }
+}
+
+// Network failures become provider_unavailable; everything else keeps its own error.
+async function call<T> (request: () => Promise<T>): Promise<T> {
+  try {
+    return await request()
+  } catch (error) {
+    if (error instanceof ProviderRequestError) throw new TokenSourceError('provider_unavailable', error.message, { cause: error })
+    throw error
+  }
+}
+
+/**
+ * When the token stops being usable: its `exp` claim (read without verification, only to
+ * schedule a refresh), or now + `expires_in`, whichever is earlier; undefined if neither.
+ */
+function expiryOf (token: string, expiresIn: unknown, now: number): number | undefined {
+  const candidates: number[] = []
+  const exp = readExp(token)
+  if (exp !== undefined) candidates.push(exp * 1000)
+  if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) candidates.push(now + expiresIn * 1000)
+  return candidates.length === 0 ? undefined : Math.min(...candidates)
+}
+
+function readExp (token: string): number | undefined {
+  const parts = token.split('.')
+  if (parts.length !== 3) return undefined
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'))
+    const exp = typeof payload === 'object' && payload !== null ? (payload as { exp?: unknown }).exp : undefined
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function parseJson (body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+function where (url: string): string {
+  const target = new URL(url)
+  return `${target.origin}${target.pathname}`
+}
+
+// A provider may echo what it received; never let a secret through into a message.
+function scrub (text: string, secrets: readonly string[]): string {
+  let result = text
+  for (const secret of secrets) result = result.split(secret).join('[redacted]')
+  return result
+}

@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises'
+import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
+import { readIntraSecret } from '../intra/secret.ts'
+import { mintIntraToken } from '../intra/token.ts'
+import type { AuthLogger } from '../logging.ts'
+import { TokenSourceError } from './errors.ts'
+import { createIdpTokenSource, idpCredentialsOf, type IdpTokenSource } from './idp-token.ts'
+import { validateOidcClient } from './validate.ts'
+
+/** Where a pod's service-account token is mounted. */
+export const SERVICE_ACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount/token'
+
+/** Where the token came from, in the order they are tried. */
+export type TokenSource =
+  | 'intra'
+  | 'token'
+  | 'token_env_var'
+  | 'client_secret'
+  | 'SERVICE_OIDC_TOKEN'
+  | 'FEAST_OIDC_TOKEN'
+  | 'user_token'
+  | 'service_account_file'
+  | 'LOCAL_K8S_TOKEN'
+
+export interface ResolvedToken {
+  readonly token: string
+  readonly source: TokenSource
+}
+
+export interface TokenProviderOptions {
+  /** Environment read at every call. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv | undefined
+  /** Service-account token file. Default {@link SERVICE_ACCOUNT_TOKEN_PATH}. */
+  readonly serviceAccountTokenPath?: string | undefined
+  /** Bound of each discovery and token-endpoint request. Default 10 000 ms. */
+  readonly timeoutMs?: number | undefined
+  /** Receives the `verify_ssl: false` warning. Default: nothing is logged. */
+  readonly logger?: AuthLogger | undefined
+  /** Clock, for tests. */
+  readonly now?: (() => number) | undefined
+}
+
+/** Produces the bearer token a client sends. Create one per process and share it: it holds the token cache. */
+export interface TokenProvider {
+  /** `auth.type` of the configuration. */
+  readonly type: AuthConfig['type']
+  /** The token and its source; `undefined` under `no_auth` (send no header). Rejects with TokenSourceError or ConfigError. */
+  resolve (): Promise<ResolvedToken | undefined>
+  /** Shorthand for `(await resolve())?.token`. */
+  getToken (): Promise<string | undefined>
+  /**
+   * Call when a server answered 401 to `token`: drops it from the cache so the next
+   * `resolve` fetches a fresh one. True if a cached token was dropped.
+   */
+  invalidate (token?: string): boolean
+  /** Releases keep-alive connections to the provider. */
+  close (): void
+}
+
+/**
+ * Builds the client's token provider from a validated `auth` section (see
+ * `loadClientAuthConfig`). Resolution order, first available wins:
+ *
+ * - `oidc`: signed intra-server token (`INTRA_COMMUNICATION_BASE64`) → `token` →
+ *   the variable named by `token_env_var` (unset or empty is an error, never a fall-through)
+ *   → `client_secret` flow → `SERVICE_OIDC_TOKEN`, then `FEAST_OIDC_TOKEN` → the service-account token file.
+ * - `kubernetes`: intra token → `user_token` → the service-account token file (re-read
+ *   every time, so rotation is picked up) → `LOCAL_K8S_TOKEN`.
+ * - `no_auth`: no token.
+ */
+export function createTokenProvider (config: AuthConfig, options: TokenProviderOptions = {}): TokenProvider {
+  const env = (): NodeJS.ProcessEnv => options.env ?? process.env
+  const saPath = options.serviceAccountTokenPath ?? SERVICE_ACCOUNT_TOKEN_PATH
+  let idp: IdpTokenSource | undefined
+  if (config.type === 'oidc') {
+    validateOidcClient(config)
+    const credentials = idpCredentialsOf(config)
+    if (credentials !== undefined) idp = createIdpTokenSource(credentials, { timeoutMs: options.timeoutMs, logger: options.logger, now: options.now })
+  }
+
+  const intra = async (): Promise<ResolvedToken | undefined> => {
+    const secret = readIntraSecret(env())
+    return secret === undefined ? undefined : { token: await mintIntraToken(secret, (options.now ?? Date.now)()), source: 'intra' }
+  }
+
+  const resolve = async (): Promise<ResolvedToken | undefined> => {
+    if (config.type === 'no_auth') return undefined
+    return (await intra()) ?? (config.type === 'oidc' ? await resolveOidc(config, idp, env(), saPath) : await resolveKubernetes(config, env(), saPath))
+  }
+
+  return {
+    type: config.type,
+    resolve,
+    getToken: async () => (await resolve())?.token,
+    invalidate: (token) => idp?.invalidate(token) ?? false,
+    close: () => idp?.close()
+  }
+}
+
+async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefined, env: NodeJS.ProcessEnv, saPath: string): Promise<ResolvedToken> {
+  if (config.token !== undefined) return { token: config.token, source: 'token' }
+  if (config.token_env_var !== undefined) {
+    const value = fromEnv(env, config.token_env_var)
+    if (value === undefined) {
+      throw new TokenSourceError('env_var_unset', `token_env_var='${config.token_env_var}' is configured but the environment variable ${config.token_env_var} is not set or is empty`)
+    }
+    return { token: value, source: 'token_env_var' }
+  }
+  if (idp !== undefined) return { token: await idp.get(), source: 'client_secret' }
+  for (const name of ['SERVICE_OIDC_TOKEN', 'FEAST_OIDC_TOKEN'] as const) {
+    const value = fromEnv(env, name)
+    if (value !== undefined) return { token: value, source: name }
+  }
+  const fromFile = await readServiceAccountToken(saPath)
+  if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
+  throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${saPath}`)
+}
+
+async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.ProcessEnv, saPath: string): Promise<ResolvedToken> {
+  if (config.user_token !== undefined) return { token: config.user_token, source: 'user_token' }
+  const fromFile = await readServiceAccountToken(saPath)
+  if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
+  const local = fromEnv(env, 'LOCAL_K8S_TOKEN')
+  if (local !== undefined) return { token: local, source: 'LOCAL_K8S_TOKEN' }
+  throw new TokenSourceError('no_token_source', `no Kubernetes token: set \`user_token\` in the auth section, run in a pod with a service-account token at ${saPath}, or set LOCAL_K8S_TOKEN to the token of a service account on the server's cluster`)
+}
+
+function fromEnv (env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+/** Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined. */
+async function readServiceAccountToken (path: string): Promise<string | undefined> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${code ?? (error as Error).message}`, { cause: error })
+  }
+  const token = text.trim()
+  return token === '' ? undefined : token
+}

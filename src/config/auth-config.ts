@@ -1,0 +1,221 @@
+import { ConfigError, describeValue } from './errors.ts'
+import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
+
+/** `auth.type: no_auth`: nothing is checked; every route is open. */
+export interface NoAuthConfig {
+  readonly type: 'no_auth'
+}
+
+/**
+ * `auth.type: oidc`. The server uses the discovery, key-set and claim fields;
+ * a client uses the token-source fields. A bare `type: oidc` is a valid client config.
+ */
+export interface OidcAuthConfig {
+  readonly type: 'oidc'
+  readonly client_id?: string
+  readonly auth_discovery_url?: string
+  /** WARNING: `false` turns off TLS certificate checks for discovery, JWKS and token requests. */
+  readonly verify_ssl: boolean
+  readonly ca_cert_path?: string
+  readonly audience?: string
+  readonly issuer?: string
+  readonly jwks_cache_lifespan_seconds: number
+  readonly jwks_request_timeout_seconds: number
+  readonly token?: string
+  readonly token_env_var?: string
+  readonly client_secret?: string
+  readonly username?: string
+  readonly password?: string
+  readonly token_refresh_margin_seconds: number
+  readonly ui_client_id?: string
+}
+
+/** The server form of {@link OidcAuthConfig}: what validating tokens needs. */
+export interface OidcServerConfig extends OidcAuthConfig {
+  readonly client_id: string
+  readonly auth_discovery_url: string
+}
+
+/** `auth.type: kubernetes`. */
+export interface KubernetesAuthConfig {
+  readonly type: 'kubernetes'
+  readonly user_token?: string
+  /** When set, sent in every TokenReview; the review must confirm one of them. */
+  readonly audiences?: readonly string[]
+  /** The service's namespace when it cannot be discovered (pod file, `POD_NAMESPACE`, kubeconfig). */
+  readonly namespace?: string
+  readonly token_review_cache_ttl_seconds: number
+}
+
+export type AuthConfig = NoAuthConfig | OidcAuthConfig | KubernetesAuthConfig
+export type AuthType = AuthConfig['type']
+export const AUTH_TYPES: readonly AuthType[] = ['no_auth', 'oidc', 'kubernetes']
+
+/** Upper bound of every duration field: the longest `setTimeout` Node.js honours, in whole seconds. */
+export const MAX_DURATION_SECONDS = 2_147_483
+
+type FieldKind = 'string' | 'url' | 'boolean' | 'positive-number' | 'string-list'
+interface FieldSpec {
+  readonly kind: FieldKind
+  readonly secret?: boolean
+  readonly default?: unknown
+}
+
+const OIDC_FIELDS: Readonly<Record<string, FieldSpec>> = {
+  client_id: { kind: 'string' },
+  auth_discovery_url: { kind: 'url' },
+  verify_ssl: { kind: 'boolean', default: true },
+  ca_cert_path: { kind: 'string' },
+  audience: { kind: 'string' },
+  issuer: { kind: 'string' },
+  jwks_cache_lifespan_seconds: { kind: 'positive-number', default: 300 },
+  jwks_request_timeout_seconds: { kind: 'positive-number', default: 10 },
+  token: { kind: 'string', secret: true },
+  token_env_var: { kind: 'string' },
+  client_secret: { kind: 'string', secret: true },
+  username: { kind: 'string' },
+  password: { kind: 'string', secret: true },
+  token_refresh_margin_seconds: { kind: 'positive-number', default: 30 },
+  // Read by Feast's UI only; accepted so that Feast's own files load unchanged.
+  ui_client_id: { kind: 'string' }
+}
+
+const KUBERNETES_FIELDS: Readonly<Record<string, FieldSpec>> = {
+  user_token: { kind: 'string', secret: true },
+  audiences: { kind: 'string-list' },
+  namespace: { kind: 'string' },
+  token_review_cache_ttl_seconds: { kind: 'positive-number', default: 60 }
+}
+
+const FIELDS: Readonly<Record<AuthType, Readonly<Record<string, FieldSpec>>>> = {
+  no_auth: {},
+  oidc: OIDC_FIELDS,
+  kubernetes: KUBERNETES_FIELDS
+}
+
+/** Names of fields whose values must never appear in logs or messages. */
+export const SECRET_FIELDS: readonly string[] = ['token', 'client_secret', 'password', 'user_token']
+
+export interface LoadOptions {
+  /**
+   * `server` (default) also requires what token validation needs (`auth_discovery_url`
+   * and `client_id` for oidc); `client` accepts a bare `type: oidc`.
+   */
+  readonly role?: 'server' | 'client'
+  readonly env?: NodeJS.ProcessEnv
+}
+
+export interface LoadedAuthConfig {
+  readonly auth: AuthConfig
+  /** The whole parsed file, for sections other modules read (project, registry). */
+  readonly file: FeatureStoreFile
+}
+
+/**
+ * Reads and fully validates the `auth` section of a `feature_store.yaml`.
+ * Throws {@link ConfigError} naming the file, line, field, bad value and what was expected.
+ */
+export function loadAuthConfig (input: FeatureStoreSource, options: LoadOptions = {}): LoadedAuthConfig {
+  const file = readFeatureStoreFile(input, options.env)
+  return { auth: parseAuthSection(file, options.role ?? 'server'), file }
+}
+
+export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'client'): AuthConfig {
+  const fail = (path: string[], message: string): never => {
+    const pos = file.locate(path)
+    throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })
+  }
+
+  if (!Object.hasOwn(file.data, 'auth') || file.data.auth === null || file.data.auth === undefined) return { type: 'no_auth' }
+  const section = file.data.auth
+  if (typeof section !== 'object' || Array.isArray(section)) {
+    return fail(['auth'], `expected a mapping with a \`type\` field, got ${describeValue(section)}`)
+  }
+  const raw = section as Record<string, unknown>
+  const type = raw.type
+  if (!Object.hasOwn(raw, 'type')) return fail(['auth'], `missing \`type\`: expected one of ${AUTH_TYPES.join(', ')}`)
+  if (typeof type !== 'string' || !(AUTH_TYPES as readonly string[]).includes(type)) {
+    return fail(['auth', 'type'], `unknown auth type ${describeValue(type)}: expected one of ${AUTH_TYPES.join(', ')}`)
+  }
+  const fields = FIELDS[type as AuthType]
+  const result: Record<string, unknown> = { type }
+  for (const key of Object.keys(raw)) {
+    if (key === 'type') continue
+    const spec = Object.hasOwn(fields, key) ? fields[key] : undefined
+    if (spec === undefined) {
+      const known = Object.keys(fields)
+      const guess = closest(key, known)
+      return fail(['auth', key], `unknown field for auth type ${type}${guess === undefined ? '' : ` (did you mean ${guess}?)`}: expected ${known.length === 0 ? 'no other field' : `one of ${known.join(', ')}`}`)
+    }
+    const value = raw[key]
+    // An explicit null reads as "not set", as in Feast's own files.
+    if (value === null) continue
+    const problem = checkField(spec, value)
+    if (problem !== undefined) return fail(['auth', key], `${problem}, got ${describeValue(value, spec.secret)}`)
+    result[key] = spec.kind === 'url' ? new URL(value as string).href : value
+  }
+  for (const [key, spec] of Object.entries(fields)) {
+    if (!Object.hasOwn(result, key) && spec.default !== undefined) result[key] = spec.default
+  }
+  if (role === 'server' && type === 'oidc') {
+    for (const key of ['auth_discovery_url', 'client_id']) {
+      if (!Object.hasOwn(result, key)) {
+        fail(['auth', key], `is required for an OIDC server (with ${key === 'client_id' ? 'auth_discovery_url' : 'client_id'}): expected ${key === 'client_id' ? 'the client whose roles are read from tokens' : "the URL of the provider's /.well-known/openid-configuration"}`)
+      }
+    }
+  }
+  return result as unknown as AuthConfig
+}
+
+function checkField (spec: FieldSpec, value: unknown): string | undefined {
+  switch (spec.kind) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'expected true or false'
+    case 'positive-number':
+      if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) return 'expected a finite number of seconds > 0'
+      // Past 2^31-1 ms Node fires timers after 1 ms: a huge timeout would abort every key-set fetch.
+      return value <= MAX_DURATION_SECONDS ? undefined : `expected at most ${MAX_DURATION_SECONDS} seconds (about 24 days, the longest timer Node.js can set)`
+    case 'string':
+      return typeof value === 'string' && value.trim() !== '' ? undefined : 'expected a non-empty string'
+    case 'url':
+      return isHttpUrl(value) ? undefined : 'expected an http(s) URL'
+    case 'string-list':
+      return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '')
+        ? undefined
+        : 'expected a non-empty list of non-empty strings'
+  }
+}
+
+/** A known name the misspelt one was probably meant to be: a prefix of it, or two edits away. */
+function closest (name: string, known: readonly string[]): string | undefined {
+  return known.find((candidate) => candidate.startsWith(name) || name.startsWith(candidate)) ??
+    known.find((candidate) => editDistance(name, candidate) <= 2)
+}
+
+function editDistance (a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+function isHttpUrl (value: unknown): boolean {
+  if (typeof value !== 'string') return false
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
+/** Narrows a validated OIDC config to the server form (the loader has already checked it). */
+export function isOidcServerConfig (config: AuthConfig): config is OidcServerConfig {
+  return config.type === 'oidc' && config.auth_discovery_url !== undefined && config.client_id !== undefined
+}

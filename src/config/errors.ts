@@ -1,0 +1,44 @@
+export interface ConfigErrorDetails {
+  source?: string | undefined
+  field?: string | undefined
+  line?: number | undefined
+  column?: number | undefined
+}
+
+/**
+ * A configuration problem found at load time. The message always says where
+ * (file, line when known, field path), what was found and what was expected,
+ * and never contains the value of a secret field.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  readonly code = 'FEAST_AUTHZ_CONFIG'
+  /** The file (or `FEATURE_STORE_YAML_BASE64`) the configuration came from, when there is one. */
+  readonly source: string | undefined
+  /** Dotted path of the offending field, e.g. `auth.jwks_cache_lifespan_seconds`. */
+  readonly field: string | undefined
+
+  constructor (message: string, details: ConfigErrorDetails = {}, cause?: unknown) {
+    const where = [details.source, details.line === undefined ? undefined : `${details.line}:${details.column ?? 1}`]
+      .filter((part) => part !== undefined)
+      .join(':')
+    const field = details.field === undefined ? '' : `${details.field}: `
+    super(`${where === '' ? '' : `${where}: `}${field}${message}`, cause === undefined ? undefined : { cause })
+    this.source = details.source
+    this.field = details.field
+  }
+}
+
+/** Renders a bad value for an error message: short, typed, and never a secret. */
+export function describeValue (value: unknown, secret = false): string {
+  if (value === null) return 'null'
+  if (value === undefined) return 'nothing'
+  if (secret) return `a ${Array.isArray(value) ? 'list' : typeof value} (value hidden)`
+  if (typeof value === 'string') {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
+    return JSON.stringify(shown)
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (Array.isArray(value)) return 'a list'
+  return 'a mapping'
+}

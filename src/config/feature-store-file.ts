@@ -1,0 +1,123 @@
+import { readFileSync, statSync } from 'node:fs'
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml'
+import { ConfigError } from './errors.ts'
+
+/**
+ * Where a `feature_store.yaml` comes from:
+ * - a path to the file (string without a newline, or a `URL`);
+ * - the YAML text itself (any string containing a newline, or `{ yaml }`);
+ * - an already parsed object;
+ * - `undefined`: `FEATURE_STORE_YAML_BASE64`, then `./feature_store.yaml`.
+ */
+export type FeatureStoreSource = string | URL | { yaml: string, source?: string } | Record<string, unknown> | undefined
+
+/** The parsed file plus what is needed to point at a line in error messages. */
+export interface FeatureStoreFile {
+  readonly data: Readonly<Record<string, unknown>>
+  /** Display name of the origin (a path, or `FEATURE_STORE_YAML_BASE64`), undefined for objects. */
+  readonly source: string | undefined
+  /** Line and column of a field, when the file was YAML text. */
+  locate (path: readonly string[]): { line: number, column: number } | undefined
+}
+
+export const BASE64_ENV = 'FEATURE_STORE_YAML_BASE64'
+const MAX_FILE_BYTES = 1024 * 1024
+// A feature_store.yaml has no use for aliases; a handful are tolerated, a "billion laughs" is not.
+const MAX_ALIASES = 50
+
+export function readFeatureStoreFile (input: FeatureStoreSource, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
+  if (input instanceof URL) return fromPath(input)
+  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined) : fromPath(input)
+  if (input === undefined) return fromDefaultLocation(env)
+  // null (JavaScript callers, `yaml.parse('')`) must be a ConfigError, not a TypeError from Object.hasOwn.
+  if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source)
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError(`expected a path, YAML text or an object for the feature store configuration, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`)
+  }
+  return { data: input, source: undefined, locate: () => undefined }
+}
+
+function isYamlText (input: object): input is { yaml: string, source?: string } {
+  return Object.hasOwn(input, 'yaml') && typeof (input as { yaml?: unknown }).yaml === 'string'
+}
+
+function fromDefaultLocation (env: NodeJS.ProcessEnv): FeatureStoreFile {
+  const encoded = env[BASE64_ENV]
+  if (encoded !== undefined && encoded.trim() !== '') return fromBase64(encoded)
+  try {
+    return fromPath('feature_store.yaml')
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code === 'ENOENT') {
+      throw new ConfigError(`no configuration given: pass the \`config\` option, set ${BASE64_ENV}, or put a feature_store.yaml in ${process.cwd()}`)
+    }
+    throw error
+  }
+}
+
+/** Decodes `FEATURE_STORE_YAML_BASE64`, rejecting anything that is not base64 rather than guessing. */
+export function fromBase64 (encoded: string): FeatureStoreFile {
+  const compact = encoded.replace(/\s+/g, '')
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) {
+    throw new ConfigError('is not valid base64 (expected the base64 encoding of a whole feature_store.yaml)', { source: BASE64_ENV })
+  }
+  if (compact.length > (MAX_FILE_BYTES * 4) / 3 + 4) {
+    throw new ConfigError(`is larger than ${MAX_FILE_BYTES} bytes once decoded`, { source: BASE64_ENV })
+  }
+  return fromText(Buffer.from(compact, 'base64').toString('utf8'), BASE64_ENV)
+}
+
+function fromPath (path: string | URL): FeatureStoreFile {
+  const name = path instanceof URL ? path.pathname : path
+  let text: string
+  try {
+    const size = statSync(path).size
+    if (size > MAX_FILE_BYTES) throw new ConfigError(`file is ${size} bytes, larger than the ${MAX_FILE_BYTES} bytes a feature_store.yaml may have`, { source: name })
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    const code = (error as { code?: string }).code
+    const reason = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory, expected a file' : (error as Error).message
+    throw new ConfigError(`cannot read the configuration: ${reason}`, { source: name }, error)
+  }
+  return fromText(text, name)
+}
+
+export function fromText (text: string, source: string | undefined): FeatureStoreFile {
+  if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
+    throw new ConfigError(`configuration is larger than ${MAX_FILE_BYTES} bytes`, { source })
+  }
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
+  const problem = doc.errors[0]
+  if (problem !== undefined) {
+    const pos = lineCounter.linePos(problem.pos[0])
+    const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : problem.message.split('\n')[0] ?? 'invalid YAML'
+    throw new ConfigError(`invalid YAML: ${reason}`, { source, line: pos.line, column: pos.col })
+  }
+  let data: unknown
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES })
+  } catch (error) {
+    throw new ConfigError(`invalid YAML: ${(error as Error).message}`, { source })
+  }
+  if (data === null || data === undefined) data = {}
+  if (typeof data !== 'object' || Array.isArray(data) || !isMap(doc.contents)) {
+    throw new ConfigError(`expected a mapping at the top of the file, got ${Array.isArray(data) ? 'a list' : typeof data}`, { source })
+  }
+  return { data: data as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
+}
+
+function locate (doc: Document, lineCounter: LineCounter, path: readonly string[]): { line: number, column: number } | undefined {
+  // Point at the key when the path names one, so "unknown key" errors land on the key itself.
+  for (let depth = path.length; depth > 0; depth--) {
+    const parent = depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1), true)
+    if (!isMap(parent)) continue
+    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === path[depth - 1])
+    const range = pair !== undefined && isScalar(pair.key) ? pair.key.range : undefined
+    if (range !== undefined && range !== null) {
+      const pos = lineCounter.linePos(range[0])
+      return { line: pos.line, column: pos.col }
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,40 @@
+import { isOidcServerConfig, type AuthConfig } from '../config/auth-config.ts'
+import { ConfigError } from '../config/errors.ts'
+import type { AuthLogger } from '../logging.ts'
+import { withIntraIdentity } from '../intra/with-intra-identity.ts'
+import { createKubernetesManager, type KubernetesManagerOptions } from './kubernetes/kubernetes-manager.ts'
+import { serviceAccountTokensForOidc } from './kubernetes/service-account-tokens.ts'
+import { createNoAuthManager } from './no-auth.ts'
+import { createOidcManager } from './oidc/oidc-manager.ts'
+import type { AuthManager } from './types.ts'
+
+export interface ManagerOptions {
+  readonly logger: AuthLogger
+  /** Advanced tuning of the OIDC key set; see docs/configuration.md. */
+  readonly oidc?: { unknownKidCooldownSeconds?: number, failureBackoffSeconds?: number, verifiedTokenCacheSize?: number } | undefined
+  /** Cluster connection and tuning for kubernetes mode and for service-account tokens under oidc; see docs/kubernetes.md. */
+  readonly kubernetes?: Omit<KubernetesManagerOptions, 'logger'> | undefined
+}
+
+/** Builds the one manager a server uses, from a validated `auth` section. */
+export function createAuthManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+  // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/intra.
+  return withIntraIdentity(buildManager(config, options), { logger: options.logger })
+}
+
+function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+  switch (config.type) {
+    case 'no_auth':
+      return createNoAuthManager(options.logger)
+    case 'oidc':
+      if (!isOidcServerConfig(config)) throw new ConfigError('an OIDC server needs auth_discovery_url and client_id', { field: 'auth' })
+      return createOidcManager(config, {
+        logger: options.logger,
+        ...options.oidc,
+        // Spec 5.3: tokens with a kubernetes.io claim go to TokenReview (or are refused off-cluster).
+        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...options.kubernetes, requestTimeoutMs: options.kubernetes?.tuning?.requestTimeoutMs })
+      })
+    case 'kubernetes':
+      return createKubernetesManager(config, { logger: options.logger, ...options.kubernetes })
+  }
+}

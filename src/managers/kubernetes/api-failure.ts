@@ -1,0 +1,70 @@
+import { ApiException } from '@kubernetes/client-node'
+import type { AuthLogger } from '../../logging.ts'
+import { AuthError } from '../errors.ts'
+
+/** What we were doing when the API server failed us, for the log and the missing permission. */
+export interface ApiOperation {
+  /** e.g. `TokenReview`, `list RoleBindings` */
+  readonly action: string
+  /** The RBAC rule the service's account needs, e.g. `create tokenreviews.authentication.k8s.io (cluster-wide)`. */
+  readonly permission: string
+}
+
+/**
+ * Turns any failure to get an answer from the API server (unreachable, timeout, 401 on the
+ * service's own credential, 403, 5xx) into a 503 `cluster_unavailable`, and logs why.
+ * A 403 names the permission the service account lacks. Never logs the exception's
+ * message: client-node embeds response bodies and headers in it.
+ */
+export function clusterUnavailable (error: unknown, operation: ApiOperation, logger: AuthLogger, extra: Record<string, unknown> = {}): AuthError {
+  const reason = describeFailure(error)
+  if (reason.status === 403) {
+    logger.error({ ...extra, status: 403, missingPermission: operation.permission }, `the Kubernetes API server refused ${operation.action}: the service account lacks the permission ${operation.permission} (see docs/kubernetes.md)`)
+  } else if (reason.status === 401) {
+    logger.error({ ...extra, status: 401 }, `the Kubernetes API server rejected the service's own credentials during ${operation.action}: check the kubeconfig or the mounted service-account token`)
+  } else {
+    logger.error({ ...extra, status: reason.status, reason: reason.text }, `the Kubernetes API server could not be used for ${operation.action}: ${reason.text}`)
+  }
+  return unavailable(operation, reason.text)
+}
+
+function unavailable (operation: ApiOperation, reason: string): AuthError {
+  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new Error(`${operation.action}: ${reason}`) })
+}
+
+/**
+ * {@link clusterUnavailable} with its log limited to one line per kind of failure (operation
+ * and status) every `intervalMs`: during an outage every new token fails the same way, and
+ * the next line reports how many were `suppressed`.
+ */
+export function createFailureReporter (logger: AuthLogger, options: { intervalMs?: number, now?: () => number } = {}): (error: unknown, operation: ApiOperation) => AuthError {
+  const intervalMs = options.intervalMs ?? 10_000
+  const now = options.now ?? Date.now
+  const last = new Map<string, { at: number, suppressed: number }>()
+  return (error, operation) => {
+    const reason = describeFailure(error)
+    const key = `${operation.action}|${reason.status ?? reason.text}`
+    const seen = last.get(key)
+    if (seen !== undefined && now() - seen.at < intervalMs) {
+      seen.suppressed++
+      return unavailable(operation, reason.text)
+    }
+    last.set(key, { at: now(), suppressed: 0 })
+    return clusterUnavailable(error, operation, logger, seen === undefined || seen.suppressed === 0 ? {} : { suppressed: seen.suppressed })
+  }
+}
+
+/** A short, secret-free description of a client-node failure. */
+export function describeFailure (error: unknown): { status: number | undefined, text: string } {
+  if (error instanceof ApiException) {
+    return { status: error.code, text: `HTTP ${error.code}${error.code === 403 ? ' (forbidden)' : ''}` }
+  }
+  if (error instanceof Error) {
+    if (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { type?: unknown }).type === 'request-timeout') return { status: undefined, text: 'timed out' }
+    const code = (error as NodeJS.ErrnoException).code
+    const status = (error as { statusCode?: unknown }).statusCode
+    if (typeof status === 'number') return { status, text: `HTTP ${status}` }
+    return { status: undefined, text: typeof code === 'string' ? `unreachable (${code})` : error.name }
+  }
+  return { status: undefined, text: 'unknown failure' }
+}

@@ -1,0 +1,179 @@
+import { errors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose'
+import type { OidcServerConfig } from '../../config/auth-config.ts'
+import { ConfigError } from '../../config/errors.ts'
+import type { AuthLogger } from '../../logging.ts'
+import type { Principal } from '../../principal.ts'
+import { isCompactJws } from '../compact-jws.ts'
+import { AuthError } from '../errors.ts'
+import type { AuthManager } from '../types.ts'
+import { principalFromClaims } from './claims.ts'
+import { createDiscovery } from './discovery.ts'
+import { createAgents } from './http-get.ts'
+import { BAD_SIGNATURE, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
+import { createKeySet, type KeySet } from './key-set.ts'
+import { createVerifiedCache } from './verified-cache.ts'
+import { looksLikeServiceAccountToken } from './peek.ts'
+
+/**
+ * Asymmetric algorithms only. `none` and HS* can never pass: a provider's public key
+ * must not double as an HMAC secret. Each key is further pinned to its own `kty`/`crv`/`alg`.
+ */
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
+
+
+/** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`, as Feast's leeway. */
+export const CLOCK_TOLERANCE_SECONDS = 10
+
+export interface OidcManagerOptions {
+  readonly logger: AuthLogger
+  /** Validates tokens carrying a `kubernetes.io` claim (spec 5.3); absent → they follow the JWKS path. */
+  readonly serviceAccountTokens?: ((token: string) => Promise<Principal>) | undefined
+  /** Minimum seconds between two key-set refetches caused by unknown `kid`s. Default 30. */
+  readonly unknownKidCooldownSeconds?: number | undefined
+  /** Seconds a failed discovery or key-set fetch is not retried. Default 1. */
+  readonly failureBackoffSeconds?: number | undefined
+  /** Verified tokens remembered (LRU), so a repeated token costs a hash, not a signature check. Default 10,000; 0 disables. */
+  readonly verifiedTokenCacheSize?: number | undefined
+}
+
+export function createOidcManager (config: OidcServerConfig, options: OidcManagerOptions): AuthManager & { keySet: () => KeySet | undefined } {
+  const { logger } = options
+  const timeoutMs = config.jwks_request_timeout_seconds * 1000
+  const failureBackoffMs = (options.failureBackoffSeconds ?? 1) * 1000
+  const agents = createProviderAgents(config)
+  if (!config.verify_ssl) {
+    logger.warn({ discovery: config.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
+  }
+  const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
+  let keySet: KeySet | undefined
+
+  const getKeySet = async (): Promise<KeySet> => {
+    if (keySet !== undefined) return keySet
+    let jwksUri: string
+    try {
+      jwksUri = (await discovery.get()).jwks_uri
+    } catch (error) {
+      logger.error({ err: error, discovery: config.auth_discovery_url }, 'OIDC discovery failed')
+      throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
+    }
+    keySet ??= createKeySet(jwksUri, {
+      agents,
+      timeoutMs,
+      failureBackoffMs,
+      lifespanMs: config.jwks_cache_lifespan_seconds * 1000,
+      cooldownMs: (options.unknownKidCooldownSeconds ?? 30) * 1000
+    })
+    return keySet
+  }
+
+  const verifyOptions = {
+    algorithms: [...ALLOWED_ALGORITHMS],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['exp'],
+    ...(config.audience === undefined ? {} : { audience: config.audience }),
+    ...(config.issuer === undefined ? {} : { issuer: config.issuer })
+  }
+  const claimRules: ClaimRules = { audience: config.audience, issuer: config.issuer, clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS }
+  const cache = createVerifiedCache(options.verifiedTokenCacheSize ?? 10_000)
+
+  /** node:crypto when the token is canonical and the keys are fresh; jose for everything else. */
+  const verify = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
+    const keys = keySet?.preparedKeys()
+    if (keys !== undefined) {
+      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
+      if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
+      if (verdict?.ok === true) return { payload: verdict.payload, key: verdict.key }
+    }
+    try {
+      const { payload, protectedHeader } = await jwtVerify(token, async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws), verifyOptions)
+      const candidates = protectedHeader.kid === undefined ? undefined : keySet?.preparedKeys()?.get(protectedHeader.kid)
+      return { payload, key: candidates?.length === 1 ? candidates[0] : undefined }
+    } catch (error) {
+      const failure = toAuthError(error)
+      if (failure.status === 503) logger.error({ err: error }, 'OIDC key set unavailable')
+      throw failure
+    }
+  }
+
+  const cached = (cacheKey: string): Principal | undefined => {
+    const hit = cache.get(cacheKey)
+    if (hit === undefined) return undefined
+    if (hit.expiresAt > Date.now() && keySet?.isCurrent(hit.key) === true) return hit.principal
+    cache.delete(cacheKey)
+    return undefined
+  }
+
+  const authenticate = async (token: string): Promise<Principal> => {
+    const cacheKey = cache.keyOf(token)
+    const hit = cached(cacheKey)
+    if (hit !== undefined) return hit
+    if (options.serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) {
+      return await options.serviceAccountTokens(token)
+    }
+    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments')
+    const { payload, key } = await verify(token)
+    // JSON numbers such as 1e400 parse to Infinity, which passes every "exp > now" check.
+    if (!Number.isFinite(payload.exp)) throw new AuthError('invalid_claims', 'the token\'s "exp" claim is not a finite number')
+    const principal = principalFromClaims(payload, config.client_id)
+    // Only verdicts tied to a known key are remembered: they die with the key or at `exp`.
+    if (key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
+    return principal
+  }
+
+  return {
+    type: 'oidc',
+    authenticate,
+    authenticateCached: (token) => cached(cache.keyOf(token)),
+    keySet: () => keySet,
+    async warmUp () {
+      try {
+        await (await getKeySet()).reload()
+      } catch (error) {
+        logger.warn({ err: error }, 'could not load the OIDC signing keys at startup; requests will retry')
+      }
+    },
+    health () {
+      const keys = keySet?.keys()
+      return { ready: keys !== undefined, detail: { discovery: discovery.loaded(), keys: keys?.length ?? 0, fresh: keySet?.fresh() ?? false } }
+    },
+    async close () {
+      agents.http.destroy()
+      agents.https.destroy()
+    }
+  }
+}
+
+function createProviderAgents (config: OidcServerConfig): ReturnType<typeof createAgents> {
+  try {
+    return createAgents({ verify: config.verify_ssl, ca: config.ca_cert_path })
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message
+    throw new ConfigError(`cannot read the CA bundle ${JSON.stringify(config.ca_cert_path)}: ${reason}`, { field: 'auth.ca_cert_path' }, error)
+  }
+}
+
+/** Maps jose's failures to stable codes with messages safe to show to the caller. */
+export function toAuthError (error: unknown): AuthError {
+  if (error instanceof AuthError) return error
+  if (error instanceof errors.JWTExpired) return new AuthError('token_expired', 'the token has expired')
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'exp' && error.reason === 'missing') return new AuthError('missing_exp', 'the token has no "exp" claim')
+    if (error.claim === 'nbf' && error.reason === 'check_failed') return new AuthError('token_not_yet_valid', 'the token is not valid yet')
+    if (error.claim === 'aud') return new AuthError('audience_mismatch', 'the token is not meant for this audience')
+    if (error.claim === 'iss') return new AuthError('issuer_mismatch', 'the token was issued by another issuer')
+    return new AuthError('invalid_claims', `the token's "${error.claim}" claim is invalid`)
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new AuthError('invalid_signature', 'the token signature is invalid')
+  // jose reports an unrecognised `crit` extension as "not supported" too: that is a token
+  // defect (RFC 7515 4.1.11), not an algorithm choice.
+  if (error instanceof errors.JOSENotSupported && /Extension Header Parameter/.test(error.message)) {
+    return new AuthError('malformed_token', 'the token names a critical header extension this server does not understand')
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return new AuthError('unsupported_algorithm', 'the token is not signed with an algorithm the provider\'s keys allow')
+  }
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+    return new AuthError('unknown_key', 'the token was not signed by a key of the identity provider')
+  }
+  return new AuthError('malformed_token', 'the token is not a well-formed signed JWT', { cause: error })
+}

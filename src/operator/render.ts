@@ -1,0 +1,246 @@
+import { stringify } from 'yaml'
+import { parseAuthSection } from '../config/auth-config.ts'
+import { ConfigError, describeValue } from '../config/errors.ts'
+import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
+import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
+import { readOidcSecret, type OidcSecretValues } from './secret.ts'
+
+/** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
+export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
+
+export interface RenderOptions {
+  /** Secrets that `spec.authz.oidc.secretRef` may name (parsed objects). */
+  readonly secrets?: ReadonlyArray<{ readonly object: Record<string, unknown>, readonly source?: string | undefined }>
+  /**
+   * A `feature_store.yaml` to complete (registry, online store...): its `project` and `auth`
+   * are replaced. Default: a file with only `project` and `auth`.
+   */
+  readonly base?: Readonly<Record<string, unknown>>
+}
+
+/** What a FeatureStore resource becomes. */
+export interface RenderedFeatureStore {
+  /** The `auth` section of every server's `feature_store.yaml` (with the Secret's credentials). */
+  readonly server: Record<string, unknown>
+  /** The `auth` section of a client's `feature_store.yaml`: never a credential. */
+  readonly client: Record<string, unknown>
+  /** The whole server `feature_store.yaml`, base64, for `FEATURE_STORE_YAML_BASE64` / the chart value. */
+  readonly feature_store_yaml_base64: string
+  /** The RBAC objects the chosen mode needs (Role, RoleBinding, ClusterRole, ClusterRoleBinding). */
+  readonly rbac: KubeObject[]
+  /** Things to tell the person deploying (e.g. `noAuth: true`); the CLI prints them on stderr. */
+  readonly warnings: string[]
+}
+
+type Authz =
+  | { readonly kind: 'kubernetes', readonly roles: readonly string[] }
+  | { readonly kind: 'no_auth' }
+  | { readonly kind: 'oidc', readonly oidc: Record<string, unknown> }
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+const PROJECT = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', 'verifySSL', 'caCertConfigMap', 'jwksCacheLifespanSeconds', 'jwksRequestTimeoutSeconds']
+
+/**
+ * Turns a `FeatureStore` resource (`<group>/v1`) into the server and client `auth` sections,
+ * the server's `feature_store_yaml_base64`, and the RBAC objects, as the Feast operator would:
+ *
+ * - `spec.authz` absent, or `kubernetes: {}` → `kubernetes` (with `roles` → one Role each);
+ * - `noAuth: true` → `no_auth`, with a warning;
+ * - `oidc` → `oidc` with the settings of the Secret named by `secretRef.name`.
+ *
+ * Throws {@link ConfigError} naming the field (and line, for YAML text) on anything invalid.
+ * The Secret's credentials appear only in `server` and `feature_store_yaml_base64`.
+ */
+export function renderFeatureStore (resource: FeatureStoreSource, options: RenderOptions = {}): RenderedFeatureStore {
+  // readFeatureStoreFile would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
+  if (resource === undefined) throw new TypeError('feast-authz: renderFeatureStore needs a FeatureStore resource (path, YAML text or object)')
+  const file = readFeatureStoreFile(resource)
+  const fail = (path: string[], message: string): never => {
+    const pos = file.locate(path)
+    throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })
+  }
+  const data = file.data
+  const apiVersion = data.apiVersion
+  if (typeof apiVersion !== 'string' || !/^[a-z0-9.-]+\.[a-z0-9-]+\/v1$/.test(apiVersion)) {
+    fail(['apiVersion'], `expected <group>/v1 (e.g. feast.dev/v1), got ${describeValue(apiVersion)}`)
+  }
+  if (data.kind !== 'FeatureStore') fail(['kind'], `expected FeatureStore, got ${describeValue(data.kind)}`)
+  const metadata = mapping(data.metadata, ['metadata'], fail)
+  const name = metadata.name
+  if (typeof name !== 'string' || !DNS_SUBDOMAIN.test(name) || name.length > 253) fail(['metadata', 'name'], `expected a lower-case DNS name, got ${describeValue(name)}`)
+  const warnings: string[] = []
+  let namespace = metadata.namespace
+  if (namespace === undefined) {
+    namespace = 'default'
+    warnings.push('metadata.namespace is not set: the RBAC objects use namespace "default"')
+  } else if (typeof namespace !== 'string' || !DNS_LABEL.test(namespace)) {
+    fail(['metadata', 'namespace'], `expected a namespace name, got ${describeValue(namespace)}`)
+  }
+  const spec = mapping(data.spec, ['spec'], fail)
+  const project = projectOf(spec, fail)
+  const authz = authzOf(spec, fail)
+
+  let server: Record<string, unknown>
+  let client: Record<string, unknown>
+  let rbac: KubeObject[]
+  switch (authz.kind) {
+    case 'kubernetes':
+      server = { type: 'kubernetes' }
+      client = { type: 'kubernetes' }
+      rbac = kubernetesRbac(name as string, namespace as string, authz.roles)
+      break
+    case 'no_auth':
+      server = { type: 'no_auth' }
+      client = { type: 'no_auth' }
+      rbac = []
+      warnings.push('spec.authz.noAuth is true: authentication and authorization are OFF and every endpoint is public (development and testing only)')
+      break
+    case 'oidc': {
+      const rendered = renderOidc(authz.oidc, options, fail)
+      server = rendered.server
+      client = rendered.client
+      warnings.push(...rendered.warnings)
+      rbac = oidcRbac(name as string, namespace as string)
+      break
+    }
+  }
+  checkRendered(server, 'server', file.source)
+  checkRendered(client, 'client', file.source)
+  const whole = { ...options.base, project, auth: server }
+  return {
+    server,
+    client,
+    feature_store_yaml_base64: Buffer.from(stringify(whole), 'utf8').toString('base64'),
+    rbac,
+    warnings
+  }
+}
+
+type Fail = (path: string[], message: string) => never
+
+function mapping (value: unknown, path: string[], fail: Fail): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, `expected a mapping, got ${describeValue(value)}`)
+  return value as Record<string, unknown>
+}
+
+/** `spec.feastProject` (the Feast operator's field) or `spec.serviceProject` (the spec's name); equal if both. */
+function projectOf (spec: Record<string, unknown>, fail: Fail): string {
+  const feast = spec.feastProject
+  const service = spec.serviceProject
+  if (feast !== undefined && service !== undefined && feast !== service) {
+    fail(['spec', 'serviceProject'], `differs from spec.feastProject (${describeValue(feast)}): set one of them`)
+  }
+  const field = feast !== undefined ? 'feastProject' : 'serviceProject'
+  const value = feast ?? service
+  if (value === undefined) fail(['spec'], 'missing the project name: set spec.feastProject (or spec.serviceProject)')
+  if (typeof value !== 'string' || !PROJECT.test(value)) fail(['spec', field], `expected a project name of letters, digits, _ and -, got ${describeValue(value)}`)
+  return value as string
+}
+
+function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
+  // Absent: Kubernetes auth, as the operator defaults it (spec 5.6.1).
+  if (spec.authz === undefined || spec.authz === null) return { kind: 'kubernetes', roles: [] }
+  const authz = mapping(spec.authz, ['spec', 'authz'], fail)
+  for (const key of Object.keys(authz)) {
+    if (!['kubernetes', 'oidc', 'noAuth'].includes(key)) fail(['spec', 'authz', key], 'unknown member: expected one of kubernetes, oidc, noAuth')
+  }
+  if (authz.noAuth !== undefined && typeof authz.noAuth !== 'boolean') fail(['spec', 'authz', 'noAuth'], `expected true or false, got ${describeValue(authz.noAuth)}`)
+  const chosen = [
+    authz.kubernetes !== undefined ? 'kubernetes' : undefined,
+    authz.oidc !== undefined ? 'oidc' : undefined,
+    authz.noAuth === true ? 'noAuth' : undefined
+  ].filter((member) => member !== undefined)
+  if (chosen.length !== 1) {
+    fail(['spec', 'authz'], `set exactly one of kubernetes, oidc or noAuth: true, got ${chosen.length === 0 ? 'none' : chosen.join(' and ')}`)
+  }
+  if (chosen[0] === 'noAuth') return { kind: 'no_auth' }
+  if (chosen[0] === 'oidc') return { kind: 'oidc', oidc: mapping(authz.oidc, ['spec', 'authz', 'oidc'], fail) }
+  const kubernetes = mapping(authz.kubernetes, ['spec', 'authz', 'kubernetes'], fail)
+  for (const key of Object.keys(kubernetes)) {
+    if (key !== 'roles') fail(['spec', 'authz', 'kubernetes', key], 'unknown field: expected roles')
+  }
+  const roles = kubernetes.roles ?? []
+  if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string' && DNS_SUBDOMAIN.test(role))) {
+    fail(['spec', 'authz', 'kubernetes', 'roles'], 'expected a list of Role names (lower-case DNS names)')
+  }
+  return { kind: 'kubernetes', roles: [...new Set(roles as string[])] }
+}
+
+function renderOidc (oidc: Record<string, unknown>, options: RenderOptions, fail: Fail): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
+  const at = (...path: string[]): string[] => ['spec', 'authz', 'oidc', ...path]
+  for (const key of Object.keys(oidc)) {
+    if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field: expected one of ${OIDC_FIELDS.join(', ')}`)
+  }
+  const optionalString = (key: string): string | undefined => {
+    const value = oidc[key]
+    if (value === undefined) return undefined
+    if (typeof value !== 'string' || value.trim() === '') fail(at(key), `expected a non-empty string, got ${describeValue(value)}`)
+    return value as string
+  }
+  const seconds = (key: string): number | undefined => {
+    const value = oidc[key]
+    if (value === undefined) return undefined
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail(at(key), `expected a whole number of seconds >= 1, got ${describeValue(value)}`)
+    return value as number
+  }
+  const warnings: string[] = []
+  const issuerUrl = optionalString('issuerUrl')
+  if (issuerUrl !== undefined && !/^https:\/\/\S+$/.test(issuerUrl)) fail(at('issuerUrl'), `expected an https:// URL, got ${describeValue(issuerUrl)}`)
+  const secretKeyName = optionalString('secretKeyName')
+  const tokenEnvVar = optionalString('tokenEnvVar')
+  if (oidc.verifySSL !== undefined && typeof oidc.verifySSL !== 'boolean') fail(at('verifySSL'), `expected true or false, got ${describeValue(oidc.verifySSL)}`)
+
+  let secretValues: OidcSecretValues = {}
+  if (oidc.secretRef !== undefined) {
+    const ref = mapping(oidc.secretRef, at('secretRef'), fail)
+    const secretName = ref.name
+    if (typeof secretName !== 'string' || !DNS_SUBDOMAIN.test(secretName)) fail(at('secretRef', 'name'), `expected a Secret name, got ${describeValue(secretName)}`)
+    const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName)
+    if (found === undefined) {
+      const given = (options.secrets ?? []).map(({ object }) => (object.metadata as { name?: unknown } | undefined)?.name).filter((n) => typeof n === 'string')
+      fail(at('secretRef', 'name'), `names Secret "${secretName as string}", which was not given${given.length === 0 ? ' (pass it with --secret)' : ` (given: ${given.map((n) => `"${String(n)}"`).join(', ')})`}`)
+    }
+    secretValues = readOidcSecret((found as { object: Record<string, unknown> }).object, { source: found?.source, secretKeyName })
+  } else if (secretKeyName !== undefined) {
+    fail(at('secretKeyName'), 'needs secretRef.name: the key is looked up in that Secret')
+  }
+
+  const discovery = issuerUrl !== undefined
+    ? `${issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`
+    : secretValues.auth_discovery_url
+  if (discovery === undefined) {
+    fail(at(), 'no OIDC discovery URL: set issuerUrl, or put auth_discovery_url in the Secret named by secretRef.name')
+  }
+  const server: Record<string, unknown> = { type: 'oidc', auth_discovery_url: discovery }
+  for (const key of ['client_id', 'client_secret', 'username', 'password', 'audience', 'issuer'] as const) {
+    if (secretValues[key] !== undefined) server[key] = secretValues[key]
+  }
+  if (oidc.verifySSL !== undefined) server.verify_ssl = oidc.verifySSL
+  if (oidc.verifySSL === false) warnings.push('spec.authz.oidc.verifySSL is false: servers will not verify the identity provider\'s TLS certificate (development only)')
+  if (oidc.caCertConfigMap !== undefined) {
+    const configMap = mapping(oidc.caCertConfigMap, at('caCertConfigMap'), fail)
+    if (typeof configMap.name !== 'string' || configMap.name === '') fail(at('caCertConfigMap', 'name'), `expected a ConfigMap name, got ${describeValue(configMap.name)}`)
+    server.ca_cert_path = OIDC_CA_CERT_PATH
+    warnings.push(`ca_cert_path is ${OIDC_CA_CERT_PATH}: mount key "${typeof configMap.key === 'string' ? configMap.key : 'ca-bundle.crt'}" of ConfigMap "${configMap.name as string}" there in every server pod`)
+  }
+  const lifespan = seconds('jwksCacheLifespanSeconds')
+  if (lifespan !== undefined) server.jwks_cache_lifespan_seconds = lifespan
+  const timeout = seconds('jwksRequestTimeoutSeconds')
+  if (timeout !== undefined) server.jwks_request_timeout_seconds = timeout
+  if (server.client_id === undefined) {
+    // Our servers read roles from resource_access.<client_id>: a server without it refuses to start.
+    fail(at('secretRef', 'name'), 'the Secret has no client_id: OIDC servers need it to read roles from resource_access.<client_id>')
+  }
+  return { server, client: tokenEnvVar === undefined ? { type: 'oidc' } : { type: 'oidc', token_env_var: tokenEnvVar }, warnings }
+}
+
+/** The rendered sections must load with our own loader, or servers and clients would refuse them. */
+function checkRendered (auth: Record<string, unknown>, role: 'server' | 'client', source: string | undefined): void {
+  try {
+    parseAuthSection({ data: { auth }, source: `rendered ${role} auth`, locate: () => undefined }, role)
+  } catch (error) {
+    throw new ConfigError(`the resource renders an invalid ${role} auth section: ${(error as Error).message}`, { source }, error)
+  }
+}

@@ -1,0 +1,207 @@
+import { compile } from './compiled.ts'
+import { resourceLabel, type Action, type Permission, type Resource } from './model.ts'
+import { policyGrants, type PolicySubject } from './policy.ts'
+
+/** The parts of a permission that decide whether it applies to a request. */
+export type MatchPart = 'type' | 'name_pattern' | 'tags' | 'actions'
+
+/** How one permission took part in a decision. */
+export interface PermissionVerdict {
+  /** The permission's name. */
+  readonly permission: string
+  /** Whether it applies: type, name pattern and tags match and it covers *all* requested actions. */
+  readonly applied: boolean
+  /** Which parts did not match (empty when it applied), in the order type, name_pattern, tags, actions. */
+  readonly unmatched: readonly MatchPart[]
+  /** Whether its policy grants this principal (evaluated for every permission, applied or not). */
+  readonly policyGranted: boolean
+  /** When the policy did not grant: what it asks for, e.g. `requires roles [reader]`. */
+  readonly missing?: string
+}
+
+export interface Decision {
+  readonly allowed: boolean
+  /**
+   * True when there are no permissions at all: everyone who reaches the engine is allowed
+   * (Feast's rule since PR #6735). The caller logs the warning, once.
+   */
+  readonly noPermissionsDefined: boolean
+  /** Short and safe to send to the caller (403 body): it names the actions and the resource only. */
+  readonly message: string
+  /** One verdict per permission, in the order the permissions were given. */
+  readonly explanation: readonly PermissionVerdict[]
+  readonly resource: Resource
+  readonly actions: readonly Action[]
+}
+
+const NO_VERDICTS: readonly PermissionVerdict[] = Object.freeze([])
+const NOTHING_UNMATCHED: readonly MatchPart[] = Object.freeze([])
+
+/**
+ * Decides whether `principal` may perform **all** of `actions` on `resource`, after Feast's enforcer:
+ *
+ * - a permission *applies* when the resource's type is one of its types (a FeatureView permission
+ *   also covers BatchFeatureView and StreamFeatureView), its name fully matches one of the name
+ *   patterns (none = any name), its tags hold every required tag with an equal value, and every
+ *   requested action is among the permission's actions — two permissions never combine;
+ * - access is allowed when any applicable permission's policy grants, denied when none applies
+ *   or none grants;
+ * - with no permissions at all, access is allowed and `noPermissionsDefined` is set.
+ *
+ * Pure and synchronous: it does not know about authentication. The adapters answer `no_auth`
+ * servers (no checks) and requests without an authenticated principal (401) before calling it.
+ * An empty `actions` list asks nothing of the actions, as in Feast: every permission matching
+ * the resource then applies.
+ */
+export function decide (
+  permissions: readonly Permission[],
+  principal: PolicySubject,
+  resource: Resource,
+  actions: readonly Action[]
+): Decision {
+  if (permissions.length === 0) {
+    return { allowed: true, noPermissionsDefined: true, message: 'No permissions defined: every authenticated user is allowed', explanation: NO_VERDICTS, resource, actions }
+  }
+  const explanation: PermissionVerdict[] = []
+  let allowed = false
+  for (const permission of permissions) {
+    const verdict = judge(permission, principal, resource, actions)
+    if (verdict.applied && verdict.policyGranted) allowed = true
+    explanation.push(verdict)
+  }
+  return {
+    allowed,
+    noPermissionsDefined: false,
+    message: allowed ? `Allowed: ${actionList(actions)} on ${resourceLabel(resource)}` : `Permission denied: ${actionList(actions)} on ${resourceLabel(resource)}`,
+    explanation,
+    resource,
+    actions
+  }
+}
+
+function judge (permission: Permission, principal: PolicySubject, resource: Resource, actions: readonly Action[]): PermissionVerdict {
+  const compiled = compile(permission)
+  const typeOk = compiled.types.has(resource.type)
+  const nameOk = compiled.patterns.length === 0 || matchesAny(compiled.patterns, resource.name)
+  const tagsOk = compiled.requiredTags.length === 0 || hasTags(compiled.requiredTags, resource.tags)
+  const actionsOk = coversAll(permission.actions, actions)
+  const policyGranted = policyGrants(permission.policy, principal)
+  const applied = typeOk && nameOk && tagsOk && actionsOk
+  let unmatched = NOTHING_UNMATCHED
+  if (!applied) {
+    const parts: MatchPart[] = []
+    if (!typeOk) parts.push('type')
+    if (!nameOk) parts.push('name_pattern')
+    if (!tagsOk) parts.push('tags')
+    if (!actionsOk) parts.push('actions')
+    unmatched = parts
+  }
+  return policyGranted
+    ? { permission: permission.name, applied, unmatched, policyGranted }
+    : { permission: permission.name, applied, unmatched, policyGranted, missing: compiled.requirement }
+}
+
+function matchesAny (patterns: readonly RegExp[], name: string): boolean {
+  for (const pattern of patterns) if (pattern.test(name)) return true
+  return false
+}
+
+// Own properties only: a resource's tags are data, never its prototype.
+function hasTags (required: readonly (readonly [string, string])[], tags: Resource['tags']): boolean {
+  if (tags === undefined) return false
+  for (const [key, value] of required) if (!Object.hasOwn(tags, key) || tags[key] !== value) return false
+  return true
+}
+
+function coversAll (granted: readonly Action[], requested: readonly Action[]): boolean {
+  for (const action of requested) if (!granted.includes(action)) return false
+  return true
+}
+
+/**
+ * The full explanation of a decision, for the log (never for the caller): names the
+ * permission(s), the actions, the resource `Type:name`, and what was missing, e.g.
+ * `Permission reader denied [DESCRIBE] on FeatureView:secured: requires roles [reader]`.
+ */
+export function describeDecision (decision: Decision): string {
+  const what = `${actionList(decision.actions)} on ${resourceLabel(decision.resource)}`
+  if (decision.noPermissionsDefined) return `No permissions defined: ${what} allowed for every authenticated user`
+  const applied = decision.explanation.filter((verdict) => verdict.applied)
+  const notApplied = decision.explanation.filter((verdict) => !verdict.applied)
+  const skipped = notApplied.length === 0
+    ? ''
+    : ` (not applicable: ${notApplied.map((verdict) => `${verdict.permission} [${verdict.unmatched.join(', ')} did not match]`).join('; ')})`
+  if (decision.allowed) {
+    const granting = applied.find((verdict) => verdict.policyGranted)
+    return `Permission ${granting?.permission ?? '?'} granted ${what}`
+  }
+  if (applied.length === 0) return `No permission applies to ${what}${skipped}`
+  const denials = applied.map((verdict) => `Permission ${verdict.permission} denied ${what}: ${verdict.missing ?? 'policy did not grant'}`)
+  return `${denials.join('; ')}${skipped}`
+}
+
+function actionList (actions: readonly Action[]): string {
+  return `[${actions.join(', ')}]`
+}
+
+/** A resource the filter left out, with the decision that denied it. */
+export interface FilteredOut<R extends Resource> {
+  readonly resource: R
+  readonly decision: Decision
+}
+
+export interface FilterResult<R extends Resource> {
+  /** The permitted resources, in input order (empty when `refused` is set). */
+  readonly allowed: R[]
+  /** Denied resources that were silently left out. */
+  readonly dropped: readonly FilteredOut<R>[]
+  /**
+   * The first denied resource that refuses the whole call (Feast raises there): answer 403 with
+   * `refused.decision.message`. Undefined when the call goes ahead with `allowed`.
+   */
+  readonly refused: FilteredOut<R> | undefined
+  readonly noPermissionsDefined: boolean
+}
+
+/**
+ * Filter mode (Feast's `permitted_resources`, used by list routes): keeps the resources the
+ * principal may act on. A denied resource is either silently dropped or refuses the whole call,
+ * by Feast's rules:
+ *
+ * - some permission applied (all denied): dropped when the **last** applicable permission has
+ *   name patterns, otherwise the call is refused;
+ * - no permission applied: refused when no permission covers the resource's type at all, or when
+ *   none of those that do has name patterns; dropped otherwise.
+ *
+ * In short: denials that come from permissions scoped by name only hide things; anything else is
+ * a 403. Resources are processed in order and the first refusal stops the walk.
+ * With no permissions at all every resource is allowed and `noPermissionsDefined` is set.
+ */
+export function filterAllowed<R extends Resource> (
+  permissions: readonly Permission[],
+  principal: PolicySubject,
+  resources: readonly R[],
+  actions: readonly Action[]
+): FilterResult<R> {
+  if (permissions.length === 0) return { allowed: [...resources], dropped: [], refused: undefined, noPermissionsDefined: true }
+  const allowed: R[] = []
+  const dropped: FilteredOut<R>[] = []
+  for (const resource of resources) {
+    const decision = decide(permissions, principal, resource, actions)
+    if (decision.allowed) { allowed.push(resource); continue }
+    if (deniedItemIsDropped(permissions, decision)) {
+      dropped.push({ resource, decision })
+    } else {
+      return { allowed: [], dropped, refused: { resource, decision }, noPermissionsDefined: false }
+    }
+  }
+  return { allowed, dropped, refused: undefined, noPermissionsDefined: false }
+}
+
+function deniedItemIsDropped (permissions: readonly Permission[], decision: Decision): boolean {
+  let lastApplied = -1
+  decision.explanation.forEach((verdict, i) => { if (verdict.applied) lastApplied = i })
+  if (lastApplied >= 0) return (permissions[lastApplied]?.namePatterns.length ?? 0) > 0
+  const sameType = permissions.filter((permission) => compile(permission).types.has(decision.resource.type))
+  return sameType.some((permission) => permission.namePatterns.length > 0)
+}

@@ -1,0 +1,49 @@
+/** How a principal was established. */
+export type AuthSource = 'oidc' | 'kubernetes' | 'intra' | 'no_auth'
+
+/**
+ * The authenticated caller of a request: what permission policies are matched against.
+ * Every list keeps the order the identity source gave, without duplicates.
+ */
+export interface Principal {
+  readonly username: string
+  readonly roles: readonly string[]
+  readonly groups: readonly string[]
+  readonly namespaces: readonly string[]
+  /** `no_auth` marks the anonymous principal of an unauthenticated server. */
+  readonly source: AuthSource
+}
+
+/** The principal of every request when `auth.type` is `no_auth`. */
+export const ANONYMOUS: Principal = Object.freeze({
+  username: 'anonymous',
+  roles: Object.freeze([]),
+  groups: Object.freeze([]),
+  namespaces: Object.freeze([]),
+  source: 'no_auth'
+})
+
+export function createPrincipal (fields: Omit<Principal, 'roles' | 'groups' | 'namespaces'> & Partial<Pick<Principal, 'roles' | 'groups' | 'namespaces'>>): Principal {
+  return Object.freeze({
+    username: fields.username,
+    roles: Object.freeze(unique(fields.roles ?? [])),
+    groups: Object.freeze(unique(fields.groups ?? [])),
+    namespaces: Object.freeze(unique(fields.namespaces ?? [])),
+    source: fields.source
+  })
+}
+
+function unique (values: readonly string[]): string[] {
+  return values.length < 2 ? [...values] : [...new Set(values)]
+}
+
+/** The plain JSON shape shown by `feast-authz inspect` and in logs. */
+export function principalToJSON (principal: Principal): { username: string, roles: string[], groups: string[], namespaces: string[], source: AuthSource } {
+  return {
+    username: principal.username,
+    roles: [...principal.roles],
+    groups: [...principal.groups],
+    namespaces: [...principal.namespaces],
+    source: principal.source
+  }
+}

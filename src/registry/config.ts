@@ -1,0 +1,89 @@
+import { dirname, isAbsolute, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ConfigError, describeValue } from '../config/errors.ts'
+import { BASE64_ENV, type FeatureStoreFile } from '../config/feature-store-file.ts'
+
+/** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */
+export interface RegistrySetting {
+  /** Absolute path of the registry file. */
+  readonly path: string
+  /** The store's `project`: its permissions apply unless a request names another project. */
+  readonly project: string
+  /** `cache_ttl_seconds`: re-read at least this often; 0 = only when the file changes. Default 600, as in Feast. */
+  readonly cacheTtlSeconds: number
+}
+
+/** Feast's default `cache_ttl_seconds` for a registry. */
+export const DEFAULT_CACHE_TTL_SECONDS = 600
+
+const SUPPORTED = 'feast-authz reads file registries only: `registry: <path>` or `registry: {registry_type: file, path: <path>}`'
+const REMOTE_SCHEMES = /^([a-z][a-z0-9+.-]*):\/\//i
+
+/**
+ * Reads the `registry` and `project` settings of a feature_store.yaml, as Feast does:
+ * - `registry: data/registry.db`, or `registry: {registry_type: file, path, cache_ttl_seconds}`;
+ * - a relative path resolves against the directory of the yaml file (Feast's repo path); when
+ *   the configuration did not come from a file (an object, `FEATURE_STORE_YAML_BASE64`),
+ *   against `cwd`;
+ * - `file://` URLs are accepted.
+ * Returns undefined when the file has no `registry` key. Throws a ConfigError for other registry
+ * types (sql, remote, snowflake.registry, ...), object-store paths (s3://, gs://, az://, ...)
+ * and bad values: never a silent fallback.
+ */
+export function readRegistrySetting (file: FeatureStoreFile, cwd: string = process.cwd()): RegistrySetting | undefined {
+  const raw = file.data.registry
+  if (raw === undefined || raw === null) return undefined
+  const fail = (path: readonly string[], message: string): never => {
+    const at = file.locate(path)
+    throw new ConfigError(message, { source: file.source, field: path.join('.'), line: at?.line, column: at?.column })
+  }
+
+  let rawPath: unknown
+  let ttl: unknown
+  if (typeof raw === 'string') {
+    rawPath = raw
+  } else if (typeof raw === 'object' && !Array.isArray(raw)) {
+    const setting = raw as Record<string, unknown>
+    const type = setting.registry_type ?? 'file'
+    if (type !== 'file') {
+      fail(['registry', 'registry_type'], `registry type ${describeValue(type)} is not supported yet (${SUPPORTED})`)
+    }
+    const store = setting.registry_store_type
+    if (store !== undefined && store !== null && store !== 'LocalRegistryStore') {
+      fail(['registry', 'registry_store_type'], `registry store ${describeValue(store)} is not supported yet (${SUPPORTED}, on the local file system)`)
+    }
+    rawPath = setting.path
+    ttl = setting.cache_ttl_seconds
+  } else {
+    fail(['registry'], `expected a path or a mapping with registry_type, path and cache_ttl_seconds, got ${describeValue(raw)}`)
+  }
+
+  const pathField = typeof raw === 'string' ? ['registry'] : ['registry', 'path']
+  if (typeof rawPath !== 'string' || rawPath.trim() === '') fail(pathField, `expected the path of the registry file, got ${describeValue(rawPath)}`)
+  const path = localPath((rawPath as string).trim(), pathField, fail)
+
+  let cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS
+  if (ttl !== undefined && ttl !== null) {
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) fail(['registry', 'cache_ttl_seconds'], `expected a whole number of seconds >= 0, got ${describeValue(ttl)}`)
+    cacheTtlSeconds = ttl as number
+  }
+
+  const project = file.data.project
+  if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (the registry's permissions are per project), got ${describeValue(project)}`)
+
+  const base = file.source === undefined || file.source === BASE64_ENV ? cwd : dirname(resolve(cwd, file.source))
+  return Object.freeze({ path: isAbsolute(path) ? path : resolve(base, path), project: (project as string).trim(), cacheTtlSeconds })
+}
+
+function localPath (value: string, field: readonly string[], fail: (path: readonly string[], message: string) => never): string {
+  const scheme = REMOTE_SCHEMES.exec(value)?.[1]?.toLowerCase()
+  if (scheme === undefined) return value
+  if (scheme === 'file') {
+    try {
+      return fileURLToPath(value)
+    } catch (error) {
+      return fail(field, `${describeValue(value)} is not a valid file URL (${(error as Error).message})`)
+    }
+  }
+  return fail(field, `a registry at ${scheme}:// is not supported yet (${SUPPORTED}, on the local file system)`)
+}

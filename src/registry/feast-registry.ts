@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync, type Stats } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
+import type { PermissionSource } from '../adapters/setup.ts'
+import { ConfigError } from '../config/errors.ts'
+import { silentLogger, type AuthLogger } from '../logging.ts'
+import { permission } from '../permissions/define.ts'
+import type { Permission, ResourceType } from '../permissions/model.ts'
+import { roleBasedPolicy } from '../permissions/policy.ts'
+import { DEFAULT_CACHE_TTL_SECONDS } from './config.ts'
+import { decodeRegistry } from './decode.ts'
+import type { FeatureViewResource, RegistryResource } from './resources.ts'
+import { buildSnapshot, findFeatureView, pushTargets, type RegistryProject, type RegistrySnapshot } from './snapshot.ts'
+
+export interface FeastRegistryOptions {
+  /** The registry file (absolute, or relative to the working directory). */
+  readonly path: string
+  /** The server's project: used when a request names none, and required to be in the registry. */
+  readonly project: string
+  /** Re-read at least this often even when the file looks unchanged; 0 = only on change. Default 600. */
+  readonly cacheTtlSeconds?: number
+  /** How often to check the file for a change (size, mtime, inode). Default 1000 ms; 0 = never. */
+  readonly pollIntervalMs?: number
+  /** Where reload results and errors are logged. Default: silent. */
+  readonly logger?: AuthLogger
+  /** Largest registry file accepted. Default 64 MiB. */
+  readonly maxBytes?: number
+}
+
+/** What a refresh did. */
+export type RefreshOutcome = 'updated' | 'unchanged' | 'rejected'
+
+/**
+ * A Feast registry file as a live source of permissions and resources. Serves the last good
+ * version of the file; see `openFeastRegistry`.
+ */
+export interface FeastRegistry extends PermissionSource {
+  readonly path: string
+  /** The server's own project. */
+  readonly project: string
+  /** The version in force. */
+  current (): RegistrySnapshot
+  /**
+   * The permissions of `project` (the server's project when undefined or empty), in registry
+   * order. A project the registry does not have gets a single permission that denies everything:
+   * naming an unknown project in a request must never mean "no permissions, allow all".
+   */
+  permissionsFor (project?: string): readonly Permission[]
+  hasProject (name: string): boolean
+  /** The project's resources and permissions (the server's project when undefined). */
+  projectView (name?: string): RegistryProject | undefined
+  /** The resource of `type` called `name` in `project` (default: the server's project). */
+  resource (type: ResourceType, name: string, project?: string): RegistryResource | undefined
+  /** The feature view, stream or on-demand feature view called `name`. */
+  featureView (name: string, project?: string): FeatureViewResource | undefined
+  /** The (stream) feature views fed by the push source `pushSource` (Feast's `POST /push` targets). */
+  pushTargets (pushSource: string, project?: string): readonly FeatureViewResource[]
+  /** Re-reads the file now (whether or not it looks changed). Never throws; failures are logged. */
+  refresh (): Promise<RefreshOutcome>
+  /** Stops watching the file. */
+  close (): void
+}
+
+const DEFAULT_POLL_MS = 1000
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+const READ_ATTEMPTS = 3
+
+/**
+ * Stands for every project the registry does not have: matches any resource and action, and its
+ * policy (no roles) grants nobody.
+ */
+export const UNKNOWN_PROJECT_PERMISSIONS: readonly Permission[] = Object.freeze([permission({
+  name: 'feast-authz: project not in the registry',
+  policy: roleBasedPolicy([])
+})])
+
+/**
+ * Loads a Feast registry file and keeps it current. Fails closed:
+ * - at startup, a file that cannot be read, is empty, does not decode, holds an invalid
+ *   permission, or does not list `project` is a ConfigError naming the file and the problem;
+ * - later, a reload that fails for any of those reasons keeps the last good version in force and
+ *   logs an error (once per version of the file);
+ * - a reload that would leave a project that had permissions with none is refused the same way
+ *   (an emptied permission list would allow every authenticated user); restart the server to
+ *   accept it on purpose.
+ * The file is re-read when its size, mtime or inode changes (checked every `pollIntervalMs`) and
+ * every `cacheTtlSeconds`. A file still being written (it changes while read) is read again on
+ * the next check. Versions are swapped whole: a request sees one version or the next, never a mix.
+ */
+export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry {
+  const { path, project: home } = options
+  const logger = options.logger ?? silentLogger
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  const ttlMs = (options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000
+  const pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS
+
+  const first = readStable(path, maxBytes)
+  let current = loadSnapshot(first.bytes, path, home, undefined)
+  let signature = first.signature
+  let digest = digestOf(first.bytes)
+  let lastReadAt = Date.now()
+  let reportedFailure: string | undefined
+  let running: Promise<RefreshOutcome> | undefined
+  let closed = false
+
+  const reload = async (force: boolean): Promise<RefreshOutcome> => {
+    let seen: string
+    try {
+      seen = signatureOf(await stat(path))
+      const due = ttlMs > 0 && Date.now() - lastReadAt >= ttlMs
+      if (!force && !due && seen === signature) return 'unchanged'
+      const bytes = await readFile(path)
+      const after = signatureOf(await stat(path))
+      if (after !== seen || bytes.length > maxBytes) {
+        if (bytes.length > maxBytes) throw new Error(`the file is ${bytes.length} bytes, larger than the ${maxBytes} bytes accepted`)
+        return 'unchanged' // still being written: the next check reads it again
+      }
+      lastReadAt = Date.now()
+      const nextDigest = digestOf(bytes)
+      if (nextDigest === digest) { signature = seen; return 'unchanged' }
+      const next = loadSnapshot(bytes, path, home, current)
+      current = next
+      signature = seen
+      digest = nextDigest
+      reportedFailure = undefined
+      logger.info({ registry: path, versionId: next.versionId, permissions: next.permissions.length }, 'feast-authz: registry reloaded')
+      return 'updated'
+    } catch (error) {
+      const reason = error instanceof ConfigError ? error.message : `${path}: ${describeReadError(error)}`
+      const failure = `${reason}`
+      // Once per distinct problem: a broken file checked every second must not flood the log.
+      if (failure !== reportedFailure) {
+        reportedFailure = failure
+        logger.error({ registry: path, error: reason, inForce: current.versionId }, 'feast-authz: registry reload failed; the last good registry stays in force')
+      }
+      try { signature = signatureOf(await stat(path)) } catch { /* keep the old signature: retried on the next check */ }
+      lastReadAt = Date.now()
+      return 'rejected'
+    }
+  }
+
+  const check = async (force: boolean): Promise<RefreshOutcome> => {
+    if (running !== undefined) {
+      // One reload at a time; a forced refresh waits for the running one, then reads again.
+      const outcome = await running
+      if (!force) return outcome
+    }
+    running = reload(force).finally(() => { running = undefined })
+    return await running
+  }
+
+  const interval = pollMs > 0 ? pollMs : ttlMs
+  const timer = interval > 0 ? setInterval(() => { if (!closed) void check(false) }, interval) : undefined
+  timer?.unref()
+
+  const view = (name: string | undefined): RegistryProject | undefined => current.projects.get(name === undefined || name === '' ? home : name)
+
+  return {
+    path,
+    project: home,
+    current: () => current,
+    permissionsFor: (project) => view(project)?.permissions ?? UNKNOWN_PROJECT_PERMISSIONS,
+    hasProject: (name) => current.projects.has(name),
+    projectView: view,
+    resource: (type, name, project) => view(project)?.find(type, name),
+    featureView: (name, project) => {
+      const found = view(project)
+      return found === undefined ? undefined : findFeatureView(found, name)
+    },
+    pushTargets: (pushSource, project) => {
+      const found = view(project)
+      return found === undefined ? [] : pushTargets(found, pushSource)
+    },
+    refresh: async () => await check(true),
+    close: () => {
+      closed = true
+      if (timer !== undefined) clearInterval(timer)
+    }
+  }
+}
+
+/**
+ * Reads, decodes and checks a registry file once (no watching): what `feast-authz registry show`
+ * prints. Throws a ConfigError naming the file and the problem.
+ */
+export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES): RegistrySnapshot {
+  return loadSnapshot(readStable(path, maxBytes).bytes, path, project, undefined)
+}
+
+function loadSnapshot (bytes: Uint8Array, path: string, home: string, previous: RegistrySnapshot | undefined): RegistrySnapshot {
+  let snapshot: RegistrySnapshot
+  try {
+    snapshot = buildSnapshot(decodeRegistry(bytes), path)
+  } catch (error) {
+    throw new ConfigError(`cannot use the Feast registry: ${(error as Error).message}`, { source: path }, error)
+  }
+  if (!snapshot.projectNames.includes(home)) {
+    const problem = snapshot.projectNames.length === 0
+      ? 'the registry lists no projects (Feast writes its project list last, so a file cut short looks like this; so does one written by Feast older than 0.41)'
+      : `the registry has no project ${JSON.stringify(home)} (it has ${snapshot.projectNames.map((name) => JSON.stringify(name)).join(', ')}); check \`project\` in feature_store.yaml`
+    throw new ConfigError(`cannot use the Feast registry: ${problem}`, { source: path })
+  }
+  if (previous !== undefined) {
+    for (const [name, before] of previous.projects) {
+      const after = snapshot.projects.get(name)
+      if (before.permissions.length > 0 && after !== undefined && after.permissions.length === 0) {
+        throw new ConfigError(`refusing the new registry: project ${JSON.stringify(name)} had ${before.permissions.length} permission(s) and now has none, which would allow every authenticated user; restart the server to accept that on purpose`, { source: path })
+      }
+    }
+  }
+  return snapshot
+}
+
+/** Reads the whole file, again when it changed while being read (Feast does not write it atomically). */
+function readStable (path: string, maxBytes: number): { bytes: Buffer, signature: string } {
+  let lastError: unknown
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+    try {
+      const before = statSync(path)
+      if (before.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' })
+      if (before.size > maxBytes) throw new ConfigError(`cannot use the Feast registry: the file is ${before.size} bytes, larger than the ${maxBytes} bytes accepted`, { source: path })
+      const bytes = readFileSync(path)
+      const signature = signatureOf(statSync(path))
+      if (signature === signatureOf(before) && bytes.length === before.size) return { bytes, signature }
+      lastError = new Error('the file changed while it was read')
+    } catch (error) {
+      if (error instanceof ConfigError) throw error
+      throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: path }, error)
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50 * (attempt + 1))
+  }
+  throw new ConfigError(`cannot read the Feast registry: ${(lastError as Error).message} (${READ_ATTEMPTS} times)`, { source: path })
+}
+
+function describeReadError (error: unknown): string {
+  const code = (error as { code?: string }).code
+  if (code === 'ENOENT') return 'file not found'
+  if (code === 'EACCES') return 'permission denied'
+  if (code === 'EISDIR') return 'is a directory, expected a file'
+  return (error as Error).message
+}
+
+function signatureOf (stats: Stats): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`
+}
+
+function digestOf (bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}

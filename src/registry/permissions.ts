@@ -1,0 +1,73 @@
+import { buildPermission, type FieldNames } from '../permissions/define.ts'
+import { PermissionError } from '../permissions/errors.ts'
+import type { Action, Permission, Policy, ResourceType } from '../permissions/model.ts'
+import { combinedGroupNamespacePolicy, groupBasedPolicy, namespaceBasedPolicy, roleBasedPolicy } from '../permissions/policy.ts'
+import type { PermissionMessage, PolicyMessage } from './decode.ts'
+import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS } from './schema.ts'
+
+/** A permission of the registry and the project it belongs to. */
+export interface ProjectPermission {
+  readonly project: string
+  readonly permission: Permission
+}
+
+// Error messages use the registry's own (proto) field names.
+const PROTO_FIELDS: FieldNames = {
+  name: 'name', types: 'types', namePatterns: 'name_patterns', requiredTags: 'required_tags', actions: 'actions', policy: 'policy', tags: 'tags'
+}
+
+/**
+ * Converts a registry `Permission` into the permission model, validated by the same
+ * `buildPermission` as permissions written in code or YAML. Throws a PermissionError for
+ * anything Feast itself would refuse or that we cannot enforce faithfully:
+ * - no name or no project;
+ * - an unknown type or action number (written by a newer Feast): dropping it could turn a
+ *   narrow permission into one for every type, so the registry is refused instead;
+ * - no actions (Feast: "The list 'actions' must be non-empty");
+ * - an empty policy: Feast writes `AllowAll` that way and cannot read it back either; we
+ *   refuse rather than guess that it means "allow everyone";
+ * - a name pattern that is not a valid regular expression.
+ * An empty `types` list means every type, as in Feast.
+ */
+export function permissionFromMessage (message: PermissionMessage, index: number): ProjectPermission {
+  const spec = message.spec ?? {}
+  const name = spec.name ?? ''
+  const where = { index, ...(name === '' ? {} : { permission: name }) }
+  const fail = (field: string, reason: string): never => { throw new PermissionError(reason, { ...where, field }) }
+  if (name.trim() === '') fail('name', 'the permission has no name')
+  const project = spec.project ?? ''
+  if (project === '') fail('project', 'the permission names no project')
+
+  const types = (spec.types ?? []).map((value, i): ResourceType => PERMISSION_TYPE_NUMBERS[value] ?? fail(`types[${i}]`, `unknown resource type number ${value} (this version knows 0..${PERMISSION_TYPE_NUMBERS.length - 1}: ${PERMISSION_TYPE_NUMBERS.join(', ')})`))
+  const actionList = spec.actions ?? []
+  if (actionList.length === 0) fail('actions', 'the permission lists no actions (Feast refuses such a permission too)')
+  const actions = actionList.map((value, i): Action => ACTION_NUMBERS[value] ?? fail(`actions[${i}]`, `unknown action number ${value} (this version knows 0..${ACTION_NUMBERS.length - 1}: ${ACTION_NUMBERS.join(', ')})`))
+  const policy = policyFromMessage(spec.policy) ?? fail('policy', 'the policy is empty (Feast stores AllowAll this way and cannot load it back either); use a role, group or namespace policy')
+
+  try {
+    const permission = buildPermission({
+      name,
+      types,
+      namePatterns: [...(spec.name_patterns ?? [])],
+      // Passed only when set: `permission()` gives a permission without required tags its own empty object.
+      ...(spec.required_tags === undefined || Object.keys(spec.required_tags).length === 0 ? {} : { requiredTags: { ...spec.required_tags } }),
+      actions,
+      policy,
+      ...(spec.tags === undefined || Object.keys(spec.tags).length === 0 ? {} : { tags: { ...spec.tags } })
+    }, PROTO_FIELDS)
+    return Object.freeze({ project, permission })
+  } catch (error) {
+    if (!(error instanceof PermissionError)) throw error
+    throw new PermissionError(error.reason, { ...where, field: error.field }, error)
+  }
+}
+
+function policyFromMessage (policy: PolicyMessage | undefined): Policy | undefined {
+  if (policy === undefined) return undefined
+  if (policy.role_based_policy !== undefined) return roleBasedPolicy([...(policy.role_based_policy.roles ?? [])])
+  if (policy.group_based_policy !== undefined) return groupBasedPolicy([...(policy.group_based_policy.groups ?? [])])
+  if (policy.namespace_based_policy !== undefined) return namespaceBasedPolicy([...(policy.namespace_based_policy.namespaces ?? [])])
+  const combined = policy.combined_group_namespace_policy
+  if (combined !== undefined) return combinedGroupNamespacePolicy([...(combined.groups ?? [])], [...(combined.namespaces ?? [])])
+  return undefined
+}

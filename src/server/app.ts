@@ -1,0 +1,111 @@
+/**
+ * The reference feature server: a Fastify app built on the feast-authz plugin, serving Feast's
+ * online routes from an in-memory store, with Feast's route → action map. It is what
+ * `feast-authz serve` and `npm start` run; see docs/reference-server.md.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { feastAuthz } from '../adapters/fastify.ts'
+import { namesFeastRegistry, type AuthzOptions } from '../adapters/setup.ts'
+import { ConfigError } from '../config/errors.ts'
+import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
+import type { AuthLogger } from '../logging.ts'
+import type { FeastRegistry } from '../registry/feast-registry.ts'
+import { featureRegistryFromFeast } from '../registry/feature-registry.ts'
+import { openRegistryFromConfig } from '../registry/index.ts'
+import { registerOnlineRoutes } from './online-routes.ts'
+import { createProjectScopes } from './project-scope.ts'
+import { registerRegistryRoutes } from './registry-routes.ts'
+import { emptyRegistry, type FeatureRegistry } from './registry.ts'
+
+export interface ReferenceServerOptions extends AuthzOptions {
+  /**
+   * Feature views, services and sample rows, or a Feast registry (`openFeastRegistry`): its
+   * feature views are served (values absent) and its permissions enforced unless `permissions`
+   * is given; the caller closes it. Default: the Feast registry feature_store.yaml names (opened
+   * and closed by the server), else an empty registry for the config's `project`.
+   */
+  readonly registry?: FeatureRegistry | FeastRegistry
+  /** A pino logger (give it feast-authz's redaction: `createLogger()`); default: no logging. */
+  readonly pinoLogger?: Logger
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  readonly bodyLimit?: number
+}
+
+/** Builds the server (not listening yet): `await app.listen({ host, port })`. */
+export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
+  const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
+  const app = Fastify({
+    ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
+    bodyLimit: bodyLimit ?? 1024 * 1024,
+    // Bodies are validated as sent: a string is not silently turned into a list.
+    ajv: { customOptions: { coerceTypes: false } }
+  }) as unknown as FastifyInstance
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // FastAPI (Feast's server) answers invalid bodies with 422; so do we.
+    if (error.validation !== undefined) {
+      return reply.code(422).send({ statusCode: 422, code: 'invalid_request', error: 'Unprocessable Entity', message: error.message })
+    }
+    const status = error.statusCode ?? 500
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ statusCode: status, code: error.code ?? 'bad_request', error: reasonOf(status), message: error.message })
+    }
+    request.log.error({ err: error }, 'request failed')
+    return reply.code(500).send({ statusCode: 500, code: 'internal_error', error: 'Internal Server Error', message: 'the request failed; see the server log' })
+  })
+
+  let opened: FeastRegistry | undefined
+  try {
+    const logger: AuthLogger = authz.logger ?? app.log
+    let feast = givenRegistry !== undefined && isFeastRegistry(givenRegistry) ? givenRegistry : undefined
+    let registry: FeatureRegistry
+    if (givenRegistry === undefined) {
+      const file = readFeatureStoreFile(authz.config)
+      // The config's Feast registry serves both the views and (unless given) the permissions: opened once.
+      opened = namesFeastRegistry(file) ? openRegistryFromConfig(file, { logger }) : undefined
+      feast = opened
+      registry = opened === undefined ? emptyRegistry(projectOf(file)) : featureRegistryFromFeast(opened)
+    } else {
+      registry = feast === undefined ? givenRegistry as FeatureRegistry : featureRegistryFromFeast(feast)
+    }
+    // (The plugin says so itself for the registry feature_store.yaml names.)
+    if (feast !== undefined && opened === undefined && authz.permissions !== undefined) {
+      logger.info({ registry: feast.path }, 'feast-authz: permissions given explicitly; the Feast registry\'s permissions are not used')
+    }
+    const closeOpened = opened
+    if (closeOpened !== undefined) app.addHook('onClose', async () => { closeOpened.close() })
+
+    await app.register(feastAuthz, { ...authz, ...(authz.permissions === undefined && feast !== undefined ? { permissions: feast } : {}) })
+    app.get('/health', { config: { feastAuthz: { public: true } } }, async () => ({ status: 'ok' }))
+    const scopeOf = createProjectScopes(registry)
+    registerOnlineRoutes(app, scopeOf)
+    registerRegistryRoutes(app, scopeOf)
+    await app.ready()
+  } catch (error) {
+    // A bad config, permissions or registry file: release what was built before reporting it.
+    opened?.close()
+    await app.close().catch(() => {})
+    throw error
+  }
+  return app
+}
+
+function isFeastRegistry (registry: FeatureRegistry | FeastRegistry): registry is FeastRegistry {
+  return typeof (registry as Partial<FeastRegistry>).permissionsFor === 'function'
+}
+
+function projectOf (file: FeatureStoreFile): string {
+  const project = file.data.project
+  if (typeof project !== 'string' || project === '') throw new ConfigError('expected the project name (a non-empty string) when no registry is given', { source: file.source, field: 'project' })
+  return project
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests'
+}
+
+function reasonOf (status: number): string {
+  return REASONS[status] ?? 'Client Error'
+}

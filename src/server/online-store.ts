@@ -1,0 +1,61 @@
+/**
+ * The reference server's online store: the latest row per entity key per feature view, in
+ * memory. Filled from the registry's sample rows at startup and by writes (push,
+ * write-to-online-store) while the server runs.
+ */
+import { EVENT_TIMESTAMP } from './registry-yaml.ts'
+import type { FeatureRegistry, FeatureViewDef, SampleRow } from './registry.ts'
+
+export interface StoredRow {
+  readonly values: Readonly<Record<string, unknown>>
+  /** ISO 8601; the Unix epoch when the row carried none. */
+  readonly eventTimestamp: string
+}
+
+export interface OnlineStore {
+  /**
+   * Writes rows (join keys + features) into a view; a newer or equal event time replaces the
+   * stored row. Rows without `event_timestamp` take `defaultTime` (default: now).
+   */
+  write (view: FeatureViewDef, rows: readonly SampleRow[], defaultTime?: string): number
+  /** The stored row for the join key values, given in the view's entity order. */
+  read (view: FeatureViewDef, key: readonly unknown[]): StoredRow | undefined
+}
+
+/** Feast reports entity columns and missing values with this timestamp. */
+export const EPOCH = '1970-01-01T00:00:00Z'
+
+export function createOnlineStore (registry: FeatureRegistry): OnlineStore {
+  const tables = new Map<string, Map<string, StoredRow>>()
+  const store: OnlineStore = {
+    write (view, rows, defaultTime = isoSeconds(new Date())) {
+      let table = tables.get(view.name)
+      if (table === undefined) { table = new Map(); tables.set(view.name, table) }
+      for (const row of rows) {
+        const key = entityKey(view.entities.map((entity) => row[entity]))
+        const time = row[EVENT_TIMESTAMP]
+        const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(time)) : defaultTime
+        const previous = table.get(key)
+        if (previous !== undefined && Date.parse(previous.eventTimestamp) > Date.parse(eventTimestamp)) continue
+        const values: Record<string, unknown> = {}
+        for (const feature of view.features) if (Object.hasOwn(row, feature)) values[feature] = row[feature]
+        table.set(key, { values: { ...previous?.values, ...values }, eventTimestamp })
+      }
+      return rows.length
+    },
+    read (view, key) {
+      return tables.get(view.name)?.get(entityKey(key))
+    }
+  }
+  for (const view of registry.featureViews()) store.write(view, registry.sampleRows(view.name), EPOCH)
+  return store
+}
+
+function isoSeconds (date: Date): string {
+  return date.toISOString().replace('.000Z', 'Z')
+}
+
+// JSON keeps 1001 and "1001" apart, as Feast's typed entity keys do.
+function entityKey (values: readonly unknown[]): string {
+  return JSON.stringify(values)
+}

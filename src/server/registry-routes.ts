@@ -1,0 +1,45 @@
+/**
+ * The registry REST route the reference server offers: `GET /api/v1/feature_views`, listing
+ * the feature views the caller may DESCRIBE (Feast's filter mode: views denied by
+ * name-scoped permissions are hidden, other denials refuse the call with 403). The `project`
+ * query parameter lists another project of the registry, under that project's permissions.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
+import { viewResource } from './registry.ts'
+
+export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {
+  app.get('/api/v1/feature_views', {
+    schema: { querystring: projectQuerySchema },
+    config: {
+      feastAuthz: {
+        permission: {
+          resources: (request) => {
+            const { registry } = scopeOf(request)
+            return registry.featureViews().map((view) => viewResource(view, registry.project))
+          },
+          actions: 'DESCRIBE',
+          filter: true,
+          project: requestedProject
+        }
+      }
+    }
+  }, async (request) => {
+    const { registry } = scopeOf(request)
+    const permitted = new Set((request.permittedResources ?? []).map((resource) => resource.name))
+    const featureViews = registry.featureViews()
+      .filter((view) => permitted.has(view.name))
+      .map((view) => ({
+        type: view.kind,
+        spec: {
+          name: view.name,
+          project: registry.project,
+          entities: [...view.entities],
+          features: view.features.map((name) => ({ name })),
+          tags: { ...view.tags },
+          ...(view.pushSource === undefined ? {} : { push_source: view.pushSource })
+        }
+      }))
+    return { featureViews, pagination: { totalCount: featureViews.length } }
+  })
+}

@@ -1,0 +1,177 @@
+/**
+ * The reference server's registry file (YAML): project, feature views, feature services and
+ * sample rows. The format is documented in docs/reference-server.md. Every error names the
+ * file, the line when known, the field path, the bad value and what was expected.
+ */
+import { ConfigError, describeValue } from '../config/errors.ts'
+import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
+import {
+  FEATURE_VIEW_KINDS, registryFromSnapshot,
+  type FeatureRef, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type RegistrySnapshot, type SampleRow
+} from './registry.ts'
+
+/** Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). */
+export function loadRegistryFile (input: string | { yaml: string, source?: string }): FeatureRegistry {
+  return registryFromSnapshot(parseRegistry(readFeatureStoreFile(input)))
+}
+
+const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
+const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source']
+const SERVICE_KEYS = ['name', 'tags', 'features']
+/** Column of a sample row (and of pushed data) holding the event time. */
+export const EVENT_TIMESTAMP = 'event_timestamp'
+
+type Path = readonly (string | number)[]
+
+/** Validates parsed registry data into a snapshot. */
+export function parseRegistry (file: FeatureStoreFile): RegistrySnapshot {
+  const fail = (path: Path, message: string): never => {
+    const at = file.locate(path.map(String))
+    throw new ConfigError(message, { source: file.source, field: fieldName(path), line: at?.line, column: at?.column })
+  }
+  const data = file.data
+  checkKeys(data, TOP_KEYS, [], fail)
+
+  const project = data.project
+  if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (a non-empty string), got ${describeValue(project)}`)
+
+  const featureViews = list(data.feature_views, ['feature_views'], fail).map((raw, i) => parseView(raw, ['feature_views', i], fail))
+  const views = new Map<string, FeatureViewDef>()
+  featureViews.forEach((view, i) => {
+    if (views.has(view.name)) fail(['feature_views', i, 'name'], `duplicate feature view ${JSON.stringify(view.name)}`)
+    views.set(view.name, view)
+  })
+
+  const featureServices = list(data.feature_services, ['feature_services'], fail).map((raw, i) => parseService(raw, ['feature_services', i], views, fail))
+  const serviceNames = new Set<string>()
+  featureServices.forEach((service, i) => {
+    if (serviceNames.has(service.name)) fail(['feature_services', i, 'name'], `duplicate feature service ${JSON.stringify(service.name)}`)
+    serviceNames.add(service.name)
+  })
+
+  return { project: project as string, featureViews, featureServices, sampleRows: parseRows(data.sample_rows, views, fail) }
+}
+
+type Fail = (path: Path, message: string) => never
+
+function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
+  const view = mapping(raw, path, fail)
+  checkKeys(view, VIEW_KEYS, path, fail)
+  const name = nonEmptyString(view.name, [...path, 'name'], fail)
+  const kind = view.kind ?? 'FeatureView'
+  if (!(FEATURE_VIEW_KINDS as readonly unknown[]).includes(kind)) fail([...path, 'kind'], `unknown kind ${describeValue(kind)} (expected one of ${FEATURE_VIEW_KINDS.join(', ')})`)
+  const entities = stringList(view.entities, [...path, 'entities'], fail)
+  if (entities.length === 0) fail([...path, 'entities'], 'expected at least one join key, e.g. [driver_id]')
+  const features = stringList(view.features, [...path, 'features'], fail)
+  if (features.length === 0) fail([...path, 'features'], 'expected at least one feature name')
+  features.forEach((feature, i) => {
+    if (entities.includes(feature)) fail([...path, 'features', i], `${JSON.stringify(feature)} is also a join key of the view`)
+    if (feature === EVENT_TIMESTAMP) fail([...path, 'features', i], `${EVENT_TIMESTAMP} is reserved for the rows' event time`)
+  })
+  const pushSource = view.push_source === undefined ? undefined : nonEmptyString(view.push_source, [...path, 'push_source'], fail)
+  return Object.freeze({ name, kind: kind as FeatureViewKind, tags: tags(view.tags, [...path, 'tags'], fail), entities, features, pushSource })
+}
+
+function parseService (raw: unknown, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): FeatureServiceDef {
+  const service = mapping(raw, path, fail)
+  checkKeys(service, SERVICE_KEYS, path, fail)
+  const name = nonEmptyString(service.name, [...path, 'name'], fail)
+  const refs = stringList(service.features, [...path, 'features'], fail)
+  if (refs.length === 0) fail([...path, 'features'], 'expected at least one feature reference (view:feature, or a view name for all its features)')
+  const features: FeatureRef[] = []
+  refs.forEach((ref, i) => {
+    const [viewName, feature] = splitRef(ref)
+    const view = views.get(viewName)
+    if (view === undefined) return fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} is not declared under feature_views`)
+    if (feature === undefined) {
+      for (const name of view.features) features.push({ view: viewName, feature: name })
+    } else if (!view.features.includes(feature)) {
+      fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} has no feature ${JSON.stringify(feature)} (it has ${view.features.join(', ')})`)
+    } else {
+      features.push({ view: viewName, feature })
+    }
+  })
+  return Object.freeze({ name, tags: tags(service.tags, [...path, 'tags'], fail), features })
+}
+
+function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): Record<string, readonly SampleRow[]> {
+  if (raw === undefined || raw === null) return {}
+  const byView = mapping(raw, ['sample_rows'], fail)
+  const out: Record<string, readonly SampleRow[]> = Object.create(null) as Record<string, readonly SampleRow[]>
+  for (const [viewName, rows] of Object.entries(byView)) {
+    const view = views.get(viewName)
+    if (view === undefined) fail(['sample_rows', viewName], `feature view ${JSON.stringify(viewName)} is not declared under feature_views`)
+    const columns = new Set([...(view as FeatureViewDef).entities, ...(view as FeatureViewDef).features, EVENT_TIMESTAMP])
+    out[viewName] = list(rows, ['sample_rows', viewName], fail).map((rawRow, i) => {
+      const row = mapping(rawRow, ['sample_rows', viewName, i], fail)
+      for (const column of Object.keys(row)) {
+        if (!columns.has(column)) fail(['sample_rows', viewName, i, column], `unknown column (expected ${[...columns].join(', ')})`)
+      }
+      for (const key of (view as FeatureViewDef).entities) {
+        if (row[key] === undefined || row[key] === null) fail(['sample_rows', viewName, i], `missing join key ${JSON.stringify(key)}`)
+      }
+      const time = row[EVENT_TIMESTAMP]
+      if (time !== undefined && !(time instanceof Date) && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
+        fail(['sample_rows', viewName, i, EVENT_TIMESTAMP], `expected an ISO 8601 date-time, got ${describeValue(time)}`)
+      }
+      return Object.freeze({ ...row, ...(time instanceof Date ? { [EVENT_TIMESTAMP]: time.toISOString() } : {}) })
+    })
+  }
+  return out
+}
+
+/** `view:feature` → [view, feature]; a bare `view` → [view, undefined]. */
+export function splitRef (ref: string): [string, string | undefined] {
+  const colon = ref.indexOf(':')
+  return colon < 0 ? [ref, undefined] : [ref.slice(0, colon), ref.slice(colon + 1)]
+}
+
+function fieldName (path: Path): string {
+  return path.map((part, i) => typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${part}`).join('')
+}
+
+function checkKeys (value: Readonly<Record<string, unknown>>, allowed: readonly string[], path: Path, fail: Fail): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) fail([...path, key], `unknown key (expected ${allowed.join(', ')})`)
+  }
+}
+
+function mapping (value: unknown, path: Path, fail: Fail): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
+    return fail(path, `expected a mapping, got ${describeValue(value)}`)
+  }
+  return value as Record<string, unknown>
+}
+
+function list (value: unknown, path: Path, fail: Fail): unknown[] {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) return fail(path, `expected a list, got ${describeValue(value)}`)
+  return value
+}
+
+function nonEmptyString (value: unknown, path: Path, fail: Fail): string {
+  if (typeof value !== 'string' || value.trim() === '') return fail(path, `expected a non-empty string, got ${describeValue(value)}`)
+  return value.trim()
+}
+
+function stringList (value: unknown, path: Path, fail: Fail): readonly string[] {
+  const items = list(value, path, fail)
+  const out: string[] = []
+  items.forEach((item, i) => {
+    const text = nonEmptyString(item, [...path, i], fail)
+    if (out.includes(text)) fail([...path, i], `duplicate ${JSON.stringify(text)}`)
+    out.push(text)
+  })
+  return Object.freeze(out)
+}
+
+function tags (value: unknown, path: Path, fail: Fail): Readonly<Record<string, string>> {
+  if (value === undefined || value === null) return Object.freeze({})
+  const raw = mapping(value, path, fail)
+  const out: Record<string, string> = {}
+  for (const [key, tag] of Object.entries(raw)) {
+    if (typeof tag !== 'string') fail([...path, key], `expected a string tag value, got ${describeValue(tag)} (quote numbers and booleans)`)
+    out[key] = tag as string
+  }
+  return Object.freeze(out)
+}

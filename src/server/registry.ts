@@ -1,0 +1,97 @@
+/**
+ * What the reference server knows about the feature store: the project, its feature views
+ * and feature services, and sample rows for the in-memory online store. The routes only see
+ * {@link FeatureRegistry}; the YAML file is one way to fill it, a Feast registry file
+ * (`featureRegistryFromFeast` in src/registry/) another.
+ */
+import type { Resource } from '../permissions/model.ts'
+
+/** The feature view classes the server serves; the kind is the resource type permissions see. */
+export const FEATURE_VIEW_KINDS = ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView'] as const
+export type FeatureViewKind = typeof FEATURE_VIEW_KINDS[number]
+
+export interface FeatureViewDef {
+  readonly name: string
+  readonly kind: FeatureViewKind
+  readonly tags: Readonly<Record<string, string>>
+  /** Join keys of the view's entities, e.g. `driver_id`: the key of an online row. */
+  readonly entities: readonly string[]
+  readonly features: readonly string[]
+  /** Name of the push source feeding the view, if any. */
+  readonly pushSource?: string | undefined
+}
+
+/** One feature of one view, as written `view:feature`. */
+export interface FeatureRef {
+  readonly view: string
+  readonly feature: string
+}
+
+export interface FeatureServiceDef {
+  readonly name: string
+  readonly tags: Readonly<Record<string, string>>
+  readonly features: readonly FeatureRef[]
+}
+
+/** One online row: join key values, feature values, and optionally `event_timestamp`. */
+export type SampleRow = Readonly<Record<string, unknown>>
+
+/** Plain data any registry loader produces. */
+export interface RegistrySnapshot {
+  readonly project: string
+  readonly featureViews: readonly FeatureViewDef[]
+  readonly featureServices: readonly FeatureServiceDef[]
+  /** Rows per feature view name, loaded into the online store at startup. */
+  readonly sampleRows: Readonly<Record<string, readonly SampleRow[]>>
+}
+
+/** The read-only registry the routes use. */
+export interface FeatureRegistry {
+  readonly project: string
+  featureViews (): readonly FeatureViewDef[]
+  featureView (name: string): FeatureViewDef | undefined
+  featureService (name: string): FeatureServiceDef | undefined
+  /** Views whose push source is `name` (Feast checks permissions on each of them). */
+  viewsFedBy (pushSource: string): readonly FeatureViewDef[]
+  sampleRows (view: string): readonly SampleRow[]
+  /**
+   * The same registry seen from another project (a request's `project` query parameter), or
+   * undefined when it does not have that project. Without it, only `project` is served.
+   */
+  forProject? (name: string): FeatureRegistry | undefined
+}
+
+/** `registry` seen from `project` (itself for its own project); undefined when it does not have it. */
+export function registryForProject (registry: FeatureRegistry, project: string | undefined): FeatureRegistry | undefined {
+  if (project === undefined || project === registry.project) return registry
+  return registry.forProject?.(project)
+}
+
+export function registryFromSnapshot (snapshot: RegistrySnapshot): FeatureRegistry {
+  const views = new Map(snapshot.featureViews.map((view) => [view.name, view]))
+  const services = new Map(snapshot.featureServices.map((service) => [service.name, service]))
+  // One project per file: any other project is not in this registry.
+  return {
+    project: snapshot.project,
+    featureViews: () => snapshot.featureViews,
+    featureView: (name) => views.get(name),
+    featureService: (name) => services.get(name),
+    viewsFedBy: (pushSource) => snapshot.featureViews.filter((view) => view.pushSource === pushSource),
+    sampleRows: (view) => Object.hasOwn(snapshot.sampleRows, view) ? snapshot.sampleRows[view] ?? [] : []
+  }
+}
+
+/** An empty registry for `project`, used when the server is started without a registry file. */
+export function emptyRegistry (project: string): FeatureRegistry {
+  return registryFromSnapshot({ project, featureViews: [], featureServices: [], sampleRows: {} })
+}
+
+/** The permission resource for a feature view. */
+export function viewResource (view: FeatureViewDef, project: string): Resource {
+  return { type: view.kind, name: view.name, project, tags: view.tags }
+}
+
+/** The permission resource for a feature service. */
+export function serviceResource (service: FeatureServiceDef, project: string): Resource {
+  return { type: 'FeatureService', name: service.name, project, tags: service.tags }
+}

@@ -1,0 +1,113 @@
+/**
+ * The benchmark's own logic (not a benchmark: nothing here is timed). A wrong verdict or an
+ * invalid token would make `npm run bench` report nonsense, so its pieces are checked here.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { createLocalJWKSet, jwtVerify } from 'jose'
+import { parseCpuList } from '../../bench/lib/cores.ts'
+import { rotating, type LoadResult } from '../../bench/lib/load.ts'
+import { topSelfTime } from '../../bench/lib/profile.ts'
+import { evaluateTargets, median, type ScenarioRuns } from '../../bench/lib/report.ts'
+import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
+
+const ISSUER = 'https://idp.test.invalid'
+
+describe('benchmark tokens', () => {
+  const keys = generateBenchKeys()
+  const jwks = createLocalJWKSet(keys.jwks as Parameters<typeof createLocalJWKSet>[0])
+  const verify = async (token: string): Promise<unknown> => await jwtVerify(token, jwks, { issuer: ISSUER, audience: AUDIENCE })
+
+  test('an RS256 pool token verifies with jose against the published key set', async () => {
+    const token = createSigner({ alg: 'RS256', key: keys.rsaPrivate, kid: RS256_KID, issuer: ISSUER, lifetimeSeconds: 60 }).token(7)
+    const { payload } = await verify(token) as { payload: Record<string, unknown> }
+    assert.equal(payload.preferred_username, 'user7')
+  })
+
+  test('an ES256 memory-run token verifies with jose (raw r||s signature encoding)', async () => {
+    const token = createSigner({ alg: 'ES256', key: keys.ecPrivate, kid: ES256_KID, issuer: ISSUER, lifetimeSeconds: 60 }).token(1)
+    await assert.doesNotReject(verify(token))
+  })
+
+  test('distinct indexes give distinct tokens', () => {
+    const signer = createSigner({ alg: 'ES256', key: keys.ecPrivate, kid: ES256_KID, issuer: ISSUER, lifetimeSeconds: 60 })
+    assert.notEqual(signer.token(1), signer.token(2))
+  })
+
+  test('a tampered token and a random-kid token are refused by jose', async () => {
+    const token = createSigner({ alg: 'RS256', key: keys.rsaPrivate, kid: RS256_KID, issuer: ISSUER, lifetimeSeconds: 60 }).token(3)
+    await assert.rejects(verify(tamperedToken(token)), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
+    await assert.rejects(verify(unknownKidToken(token)), { code: 'ERR_JWKS_NO_MATCHING_KEY' })
+  })
+})
+
+describe('load helpers', () => {
+  test('rotating hands out every pool token once before repeating', () => {
+    const next = rotating(['a', 'b', 'c'])
+    assert.deepEqual([next(), next(), next(), next()], ['a', 'b', 'c', 'a'])
+  })
+
+  test('parseCpuList expands ranges and lists', () => {
+    assert.deepEqual(parseCpuList(' 0-2,5,7-8\n'), [0, 1, 2, 5, 7, 8])
+  })
+
+  test('median ignores unmeasured values and averages the middle pair', () => {
+    assert.equal(median([3, Number.NaN, 1, 2]), 2)
+    assert.equal(median([4, 1, 3, 2]), 2.5)
+  })
+})
+
+describe('target verdicts', () => {
+  const run = (rps: number, cpuMicros: number, serverCpu: number): LoadResult => ({
+    rps, p99Ms: 1, p50Ms: 1, ok: rps, non2xx: 0, status5xx: 0, errors: 0, seconds: 1, serverCpu, serverCpuMicrosPerRequest: cpuMicros, generatorCpu: 0.5
+  })
+  const scenario = (id: string, result: LoadResult): ScenarioRuns => ({ id, label: id, peer: false, runs: [result] })
+  const verdictFor = (bare: LoadResult, oidc: LoadResult, basis: 'auto' | 'rps' | 'cpu'): string => {
+    const verdicts = evaluateTargets({ basis, scenarios: [scenario('bare', bare), scenario('feast-oidc-repeat', oidc)], crypto: undefined, flood: undefined, memory: undefined })
+    return verdicts.find((v) => v.target.startsWith('OIDC, one token repeated'))!.status
+  }
+
+  test('with both servers saturated, req/s decides', () => {
+    assert.equal(verdictFor(run(10_000, 100, 1), run(8_000, 100, 1), 'auto'), 'FAIL')
+  })
+
+  test('with a server starved by a busy machine, CPU cost per request decides', () => {
+    // Same CPU cost per request: the req/s gap is the machine, not the server.
+    assert.equal(verdictFor(run(10_000, 100, 0.3), run(5_000, 100, 0.15), 'auto'), 'PASS')
+  })
+
+  test('BENCH_BASIS=rps forces the req/s reading', () => {
+    assert.equal(verdictFor(run(10_000, 100, 0.3), run(5_000, 100, 0.15), 'rps'), 'FAIL')
+  })
+
+  test('a target whose scenarios were not run is SKIP, not PASS', () => {
+    const verdicts = evaluateTargets({ basis: 'auto', scenarios: [], crypto: undefined, flood: undefined, memory: undefined })
+    assert.ok(verdicts.every((v) => v.status === 'SKIP'))
+  })
+})
+
+describe('profile summary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('only samples inside the window count, idle excluded', () => {
+    const file = join(dir, 'p.cpuprofile')
+    writeFileSync(file, JSON.stringify({
+      startTime: 1000,
+      nodes: [
+        { id: 1, callFrame: { functionName: 'startup', url: 'file:///x/loader.js', lineNumber: 0 } },
+        { id: 2, callFrame: { functionName: 'verify', url: 'file:///x/verify.js', lineNumber: 9 } },
+        { id: 3, callFrame: { functionName: '(idle)', url: '', lineNumber: -1 } }
+      ],
+      // Sample times: 1100 (startup), 1200, 1300 (verify), 1400 (idle).
+      samples: [1, 2, 2, 3],
+      timeDeltas: [100, 100, 100, 100]
+    }))
+    const { top, totalMs } = topSelfTime(file, 10, { from: 1150, to: 2000 })
+    assert.deepEqual(top.map((entry) => entry.fn), ['verify'])
+    assert.equal(totalMs, 0.2)
+  })
+})

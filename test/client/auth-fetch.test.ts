@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch.ts'
+import { TokenSourceError } from '../../src/client/errors.ts'
+import type { TokenProvider } from '../../src/client/token-provider.ts'
+
+interface Sent { url: string, authorization: string | null, init: RequestInit | undefined, body: string | undefined }
+
+/** A base fetch that records what it was asked to send and answers the given statuses in turn. */
+function recordingFetch (statuses: number[]): { fetch: FetchFunction, sent: Sent[] } {
+  const sent: Sent[] = []
+  const fetch: FetchFunction = async (input, init) => {
+    const request = new Request(input, init)
+    sent.push({ url: request.url, authorization: request.headers.get('authorization'), init, body: request.body === null ? undefined : await request.text() })
+    return new Response('{}', { status: statuses[Math.min(sent.length - 1, statuses.length - 1)] ?? 200 })
+  }
+  return { fetch, sent }
+}
+
+/** A token provider that hands out `tokens` in turn, moving on only when invalidated. */
+function scriptedProvider (tokens: string[], type: TokenProvider['type'] = 'oidc'): TokenProvider & { invalidated: number } {
+  let index = 0
+  const provider = {
+    type,
+    invalidated: 0,
+    resolve: async () => type === 'no_auth' ? undefined : { token: tokens[Math.min(index, tokens.length - 1)] as string, source: 'token' as const },
+    getToken: async () => (await provider.resolve())?.token,
+    invalidate: () => { provider.invalidated++; index++; return true },
+    close: () => {}
+  }
+  return provider
+}
+
+describe('createAuthFetch', () => {
+  it('sends Authorization: Bearer with the token, replacing one the caller set, keeping other headers', async () => {
+    const { fetch, sent } = recordingFetch([200])
+    const authFetch = createAuthFetch(scriptedProvider(['t1']), { fetch })
+    await authFetch('http://127.0.0.1:1/x', { headers: { authorization: 'Basic abc', 'x-trace': '7' } })
+    assert.equal(sent[0]?.authorization, 'Bearer t1')
+    assert.equal(new Headers(sent[0]?.init?.headers).get('x-trace'), '7')
+  })
+
+  it("keeps a Request's own headers when no init is given", async () => {
+    const { fetch, sent } = recordingFetch([200])
+    await createAuthFetch(scriptedProvider(['t1']), { fetch })(new Request('http://127.0.0.1:1/x', { headers: { 'x-trace': '9' } }))
+    assert.equal(new Headers(sent[0]?.init?.headers).get('x-trace'), '9')
+    assert.equal(sent[0]?.authorization, 'Bearer t1')
+  })
+
+  it('passes the rest of init through untouched, including an undici dispatcher', async () => {
+    const { fetch, sent } = recordingFetch([200])
+    const dispatcher = { dispatch: () => true }
+    await createAuthFetch(scriptedProvider(['t1']), { fetch })('http://127.0.0.1:1/x', { method: 'POST', body: 'b', dispatcher } as unknown as RequestInit)
+    assert.equal((sent[0]?.init as { dispatcher?: unknown }).dispatcher, dispatcher)
+    assert.equal(sent[0]?.init?.method, 'POST')
+  })
+
+  it('on a 401, drops the token and sends the request once more with a fresh one', async () => {
+    const { fetch, sent } = recordingFetch([401, 200])
+    const provider = scriptedProvider(['stale', 'fresh'])
+    const response = await createAuthFetch(provider, { fetch })('http://127.0.0.1:1/x', { method: 'POST', body: 'payload' })
+    assert.equal(response.status, 200)
+    assert.deepEqual(sent.map((s) => [s.authorization, s.body]), [['Bearer stale', 'payload'], ['Bearer fresh', 'payload']])
+    assert.equal(provider.invalidated, 1)
+  })
+
+  it('retries only once: a second 401 is returned to the caller', async () => {
+    const { fetch, sent } = recordingFetch([401])
+    const response = await createAuthFetch(scriptedProvider(['a', 'b', 'c']), { fetch })('http://127.0.0.1:1/x')
+    assert.equal(response.status, 401)
+    assert.equal(sent.length, 2)
+  })
+
+  it('does not retry when no different token is available', async () => {
+    const { fetch, sent } = recordingFetch([401])
+    const response = await createAuthFetch(scriptedProvider(['only']), { fetch })('http://127.0.0.1:1/x')
+    assert.equal(response.status, 401)
+    assert.equal(sent.length, 1)
+  })
+
+  it('replays the body of a Request object on the retry', async () => {
+    const { fetch, sent } = recordingFetch([401, 200])
+    await createAuthFetch(scriptedProvider(['stale', 'fresh']), { fetch })(new Request('http://127.0.0.1:1/x', { method: 'POST', body: 'from-request' }))
+    assert.deepEqual(sent.map((s) => s.body), ['from-request', 'from-request'])
+  })
+
+  it('does not retry a one-shot stream body', async () => {
+    const { fetch, sent } = recordingFetch([401, 200])
+    const body = new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode('once')); controller.close() } })
+    const response = await createAuthFetch(scriptedProvider(['stale', 'fresh']), { fetch })('http://127.0.0.1:1/x', { method: 'POST', body, duplex: 'half' } as RequestInit)
+    assert.equal(response.status, 401)
+    assert.equal(sent.length, 1)
+  })
+
+  it('sends requests unchanged under no_auth', async () => {
+    const { fetch, sent } = recordingFetch([200])
+    await createAuthFetch({ type: 'no_auth' }, { fetch })('http://127.0.0.1:1/x')
+    assert.equal(sent[0]?.authorization, null)
+  })
+
+  it('keeps the token from origins outside allowedOrigins', async () => {
+    const { fetch, sent } = recordingFetch([200])
+    const authFetch = createAuthFetch(scriptedProvider(['t1']), { fetch, allowedOrigins: ['http://feast.internal:6566'] })
+    await authFetch('http://elsewhere.example/x')
+    await authFetch('http://feast.internal:6566/get-online-features')
+    assert.deepEqual(sent.map((s) => s.authorization), [null, 'Bearer t1'])
+  })
+
+  it('rejects with the token source error when no token can be had, sending nothing', async () => {
+    const { fetch, sent } = recordingFetch([200])
+    const authFetch = createAuthFetch({ type: 'oidc', token_env_var: 'UNSET_VAR', verify_ssl: true, jwks_cache_lifespan_seconds: 300, jwks_request_timeout_seconds: 10, token_refresh_margin_seconds: 30 }, { fetch, env: {} })
+    await assert.rejects(authFetch('http://127.0.0.1:1/x'), TokenSourceError)
+    assert.equal(sent.length, 0)
+  })
+})

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { decodeJwt } from 'jose'
+import { TokenSourceError } from '../../src/client/errors.ts'
+import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
+import { loadClientAuthConfig } from '../../src/client/validate.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { startTokenEndpointStub, type TokenEndpointStub } from './token-endpoint-stub.ts'
+
+const providers: TokenProvider[] = []
+function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenProvider {
+  const provider = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...auth } }), { env: {}, serviceAccountTokenPath: '/nonexistent/token', timeoutMs })
+  providers.push(provider)
+  return provider
+}
+after(() => { for (const provider of providers) provider.close() })
+
+async function rejection (promise: Promise<unknown>): Promise<TokenSourceError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(error instanceof TokenSourceError, `expected a TokenSourceError, got ${String(error)}`)
+    return error
+  }
+  assert.fail('expected a rejection')
+}
+
+describe('client_secret flow against a real OpenID provider', () => {
+  let idp: TestProvider
+  let credentials: Record<string, unknown>
+
+  before(async () => {
+    idp = await startOidcProvider({ users: { ann: { password: 'ann-password', claims: { preferred_username: 'ann' } } } })
+    credentials = { auth_discovery_url: idp.discoveryUrl, client_id: idp.clientId, client_secret: idp.clientSecret }
+  })
+  after(async () => { await idp?.close() })
+
+  it('obtains a token with the client-credentials grant', async () => {
+    const token = await clientFor(credentials).getToken()
+    assert.equal(decodeJwt(token ?? '').client_id, idp.clientId)
+  })
+
+  it('obtains a token with the password grant when username and password are set', async () => {
+    const token = await clientFor({ ...credentials, username: 'ann', password: 'ann-password' }).getToken()
+    assert.equal(decodeJwt(token ?? '').preferred_username, 'ann')
+  })
+
+  it('prefers the client_secret flow over SERVICE_OIDC_TOKEN, FEAST_OIDC_TOKEN and the service-account file', async () => {
+    const provider = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...credentials } }), { env: { SERVICE_OIDC_TOKEN: 'env-a', FEAST_OIDC_TOKEN: 'env-b' }, serviceAccountTokenPath: 'fixtures/operator/featurestore-default.yaml' })
+    providers.push(provider)
+    assert.equal((await provider.resolve())?.source, 'client_secret')
+  })
+
+  it('reuses the token until it nears expiry: five calls, one discovery and one token request', async () => {
+    idp.resetStats()
+    const client = clientFor(credentials)
+    const tokens = new Set<string | undefined>()
+    for (let i = 0; i < 5; i++) tokens.add(await client.getToken())
+    assert.equal(tokens.size, 1)
+    assert.deepEqual({ discovery: idp.stats.discovery, token: idp.stats.token }, { discovery: 1, token: 1 })
+  })
+
+  it('does not reuse a token whose remaining life is inside the refresh margin', async () => {
+    idp.resetStats()
+    // The provider's tokens live 300 s; a 400 s margin makes every one "about to expire".
+    const client = clientFor({ ...credentials, token_refresh_margin_seconds: 400 })
+    await client.getToken()
+    await client.getToken()
+    assert.equal(idp.stats.token, 2)
+  })
+
+  it('shares one token request among concurrent callers', async () => {
+    idp.resetStats()
+    const client = clientFor(credentials)
+    const tokens = await Promise.all(Array.from({ length: 8 }, async () => await client.getToken()))
+    assert.equal(new Set(tokens).size, 1)
+    assert.equal(idp.stats.token, 1)
+  })
+
+  it('fetches a fresh token after the cached one is invalidated', async () => {
+    idp.resetStats()
+    const client = clientFor(credentials)
+    const first = await client.getToken()
+    assert.equal(client.invalidate(first), true)
+    const second = await client.getToken()
+    assert.notEqual(second, first)
+    assert.equal(idp.stats.token, 2)
+    assert.equal(client.invalidate('some-other-token'), false)
+  })
+
+  it('reports a rejected client secret with the status and OAuth error code, never the secret', async () => {
+    const error = await rejection(clientFor({ ...credentials, client_secret: 'wrong-secret-value' }).getToken())
+    assert.equal(error.code, 'provider_rejected')
+    assert.equal(error.status, 401)
+    assert.equal(error.oauthError, 'invalid_client')
+    assert.match(error.message, /token endpoint http:\/\/127\.0\.0\.1:\d+\/token answered HTTP 401 invalid_client/)
+    assert.doesNotMatch(error.message, /wrong-secret-value/)
+  })
+
+  it('reports a wrong password as invalid_grant, without the password', async () => {
+    const error = await rejection(clientFor({ ...credentials, username: 'ann', password: 'not-her-password' }).getToken())
+    assert.equal(error.oauthError, 'invalid_grant')
+    assert.equal(error.status, 400)
+    assert.doesNotMatch(error.message, /not-her-password/)
+  })
+
+  it('reports a token endpoint answering 500 as provider_unavailable', async () => {
+    idp.fault('token', 'status500')
+    try {
+      const error = await rejection(clientFor(credentials).getToken())
+      assert.equal(error.code, 'provider_unavailable')
+      assert.equal(error.status, 500)
+    } finally {
+      idp.fault('token', null)
+    }
+  })
+
+  it('gives up on a token endpoint that never answers after the timeout', async () => {
+    idp.fault('token', 'hang')
+    try {
+      const error = await rejection(clientFor(credentials, 300).getToken())
+      assert.equal(error.code, 'provider_unavailable')
+      assert.match(error.message, /timed out/)
+    } finally {
+      idp.fault('token', null)
+    }
+  })
+})
+
+describe('client_secret flow over HTTPS', () => {
+  let idp: TestProvider
+  before(async () => { idp = await startOidcProvider({ https: true }) })
+  after(async () => { await idp?.close() })
+  const base = (): Record<string, unknown> => ({ auth_discovery_url: idp.discoveryUrl, client_id: idp.clientId, client_secret: idp.clientSecret })
+
+  it('trusts the provider through ca_cert_path', async () => {
+    assert.equal(decodeJwt(await clientFor({ ...base(), ca_cert_path: idp.caCertPath }).getToken() ?? '').client_id, idp.clientId)
+  })
+
+  it('refuses an untrusted certificate, pointing at ca_cert_path', async () => {
+    const error = await rejection(clientFor(base()).getToken())
+    assert.equal(error.code, 'provider_unavailable')
+    assert.match(error.message, /ca_cert_path/)
+  })
+
+  it('reports a missing ca_cert_path file as a configuration error when the client is created', () => {
+    assert.throws(() => clientFor({ ...base(), ca_cert_path: '/nonexistent/ca.pem' }), /ConfigError: auth\.ca_cert_path: cannot read the CA bundle: ENOENT/)
+  })
+
+  it('skips certificate checks with verify_ssl: false', async () => {
+    assert.equal(typeof await clientFor({ ...base(), verify_ssl: false }).getToken(), 'string')
+  })
+})
+
+describe('client_secret flow with unusual provider answers', () => {
+  let stub: TokenEndpointStub
+  before(async () => { stub = await startTokenEndpointStub([]) })
+  after(async () => { await stub?.close() })
+  const credentials = (): Record<string, unknown> => ({ auth_discovery_url: stub.discoveryUrl, client_id: 'app', client_secret: 'stub-secret-value' })
+
+  it('sends client_id and client_secret in the form body with grant_type=client_credentials', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'opaque', token_type: 'Bearer', expires_in: 60 } }]
+    await clientFor(credentials()).getToken()
+    const form = stub.forms.at(-1)
+    assert.deepEqual(Object.fromEntries(form ?? []), { client_id: 'app', client_secret: 'stub-secret-value', grant_type: 'client_credentials' })
+  })
+
+  it('caches an opaque token for expires_in', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'opaque-1', expires_in: 3600 } }, { status: 200, body: { access_token: 'opaque-2', expires_in: 3600 } }]
+    const client = clientFor(credentials())
+    assert.equal(await client.getToken(), 'opaque-1')
+    assert.equal(await client.getToken(), 'opaque-1')
+  })
+
+  it('does not cache an opaque token without expires_in', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'opaque-1' } }, { status: 200, body: { access_token: 'opaque-2' } }]
+    const client = clientFor(credentials())
+    assert.equal(await client.getToken(), 'opaque-1')
+    assert.equal(await client.getToken(), 'opaque-2')
+  })
+
+  it('refuses a 200 answer without an access_token', async () => {
+    stub.replies = [{ status: 200, body: { token_type: 'Bearer' } }]
+    assert.equal((await rejection(clientFor(credentials()).getToken())).code, 'invalid_provider_response')
+  })
+
+  it('refuses a token type other than Bearer', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'x', token_type: 'DPoP' } }]
+    assert.match((await rejection(clientFor(credentials()).getToken())).message, /issued a "DPoP" token, expected Bearer/)
+  })
+
+  it('removes the secret from an error description that echoes it', async () => {
+    stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.oauthError, 'invalid_request')
+    assert.match(error.message, /bad client_secret \[redacted\]/)
+    assert.doesNotMatch(error.message, /stub-secret-value/)
+  })
+})

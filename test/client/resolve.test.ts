@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { decodeProtectedHeader } from 'jose'
+import { TokenSourceError } from '../../src/client/errors.ts'
+import { createTokenProvider, type ResolvedToken } from '../../src/client/token-provider.ts'
+import { loadClientAuthConfig } from '../../src/client/validate.ts'
+import { ConfigError } from '../../src/config/errors.ts'
+import { verifyIntraToken } from '../../src/intra/token.ts'
+
+const INTRA = randomBytes(32).toString('base64')
+let dir: string
+let saFile: string
+const missingFile = (): string => join(dir, 'absent', 'token')
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'feast-authz-client-'))
+  saFile = join(dir, 'sa-token')
+  await writeFile(saFile, 'sa-file-token\n')
+})
+after(async () => { await rm(dir, { recursive: true, force: true }) })
+
+async function resolve (auth: Record<string, unknown>, env: NodeJS.ProcessEnv, saPath = saFile): Promise<ResolvedToken | undefined> {
+  const provider = createTokenProvider(loadClientAuthConfig({ auth }), { env, serviceAccountTokenPath: saPath })
+  try {
+    return await provider.resolve()
+  } finally {
+    provider.close()
+  }
+}
+
+async function failsWith (auth: Record<string, unknown>, env: NodeJS.ProcessEnv, code: string, message: RegExp, saPath = missingFile()): Promise<void> {
+  await assert.rejects(resolve(auth, env, saPath), (error: unknown) => {
+    assert.ok(error instanceof TokenSourceError)
+    assert.equal(error.code, code)
+    assert.match(error.message, message)
+    return true
+  })
+}
+
+describe('oidc client token resolution', () => {
+  const everyEnv = { SERVICE_OIDC_TOKEN: 'service-env', FEAST_OIDC_TOKEN: 'feast-env', MY_TOKEN: 'named-env' }
+
+  it('sends a signed intra token first when INTRA_COMMUNICATION_BASE64 is set', async () => {
+    const resolved = await resolve({ type: 'oidc', token: 'static' }, { ...everyEnv, INTRA_COMMUNICATION_BASE64: INTRA })
+    assert.equal(resolved?.source, 'intra')
+    assert.equal(decodeProtectedHeader(resolved.token).typ, 'feast-intra+jwt')
+    await verifyIntraToken(resolved.token, new Uint8Array(Buffer.from(INTRA, 'base64')))
+  })
+
+  it('refuses to mint with an unusable intra secret (a configuration error, not a fall-through)', async () => {
+    await assert.rejects(resolve({ type: 'oidc', token: 'static' }, { INTRA_COMMUNICATION_BASE64: 'c2hvcnQ=' }), ConfigError)
+  })
+
+  it('uses token from the configuration before any environment variable or file', async () => {
+    assert.deepEqual(await resolve({ type: 'oidc', token: 'static' }, everyEnv), { token: 'static', source: 'token' })
+  })
+
+  it('uses the variable named by token_env_var before the fallbacks', async () => {
+    assert.deepEqual(await resolve({ type: 'oidc', token_env_var: 'MY_TOKEN' }, everyEnv), { token: 'named-env', source: 'token_env_var' })
+  })
+
+  it('fails, naming the variable, when token_env_var names an unset variable, even if fallbacks exist', async () => {
+    await failsWith({ type: 'oidc', token_env_var: 'MY_CUSTOM_VAR' }, { SERVICE_OIDC_TOKEN: 'x', FEAST_OIDC_TOKEN: 'y' }, 'env_var_unset', /token_env_var='MY_CUSTOM_VAR' is configured but the environment variable MY_CUSTOM_VAR is not set or is empty/, saFile)
+  })
+
+  it('treats an empty token_env_var variable as unset', async () => {
+    await failsWith({ type: 'oidc', token_env_var: 'MY_TOKEN' }, { MY_TOKEN: '' }, 'env_var_unset', /MY_TOKEN/)
+  })
+
+  it('uses SERVICE_OIDC_TOKEN before FEAST_OIDC_TOKEN and the service-account file', async () => {
+    assert.deepEqual(await resolve({ type: 'oidc' }, everyEnv), { token: 'service-env', source: 'SERVICE_OIDC_TOKEN' })
+  })
+
+  it("accepts FEAST_OIDC_TOKEN, the name Feast's Python client reads, before the service-account file", async () => {
+    assert.deepEqual(await resolve({ type: 'oidc' }, { FEAST_OIDC_TOKEN: 'feast-env' }), { token: 'feast-env', source: 'FEAST_OIDC_TOKEN' })
+  })
+
+  it('falls back to the service-account token file, trimmed', async () => {
+    assert.deepEqual(await resolve({ type: 'oidc' }, {}), { token: 'sa-file-token', source: 'service_account_file' })
+  })
+
+  it('fails with every option listed when nothing yields a token', async () => {
+    await failsWith({ type: 'oidc' }, {}, 'no_token_source', /no OIDC token source configured: .*`token`, `token_env_var` or `client_secret`.*SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN.*service-account token at .*absent\/token/)
+  })
+
+  it('skips an empty service-account file', async () => {
+    const empty = join(dir, 'empty-token')
+    await writeFile(empty, '  \n')
+    await failsWith({ type: 'oidc' }, {}, 'no_token_source', /no OIDC token source/, empty)
+  })
+})
+
+describe('kubernetes client token resolution', () => {
+  it('sends a signed intra token first when INTRA_COMMUNICATION_BASE64 is set', async () => {
+    assert.equal((await resolve({ type: 'kubernetes', user_token: 'explicit' }, { INTRA_COMMUNICATION_BASE64: INTRA }))?.source, 'intra')
+  })
+
+  it('uses user_token before the service-account file and LOCAL_K8S_TOKEN', async () => {
+    assert.deepEqual(await resolve({ type: 'kubernetes', user_token: 'explicit' }, { LOCAL_K8S_TOKEN: 'local' }), { token: 'explicit', source: 'user_token' })
+  })
+
+  it('uses the service-account file before LOCAL_K8S_TOKEN', async () => {
+    assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }), { token: 'sa-file-token', source: 'service_account_file' })
+  })
+
+  it('re-reads the service-account file on every call, so a rotated token is picked up', async () => {
+    const rotating = join(dir, 'rotating-token')
+    await writeFile(rotating, 'first')
+    const provider = createTokenProvider({ type: 'kubernetes', token_review_cache_ttl_seconds: 60 }, { env: {}, serviceAccountTokenPath: rotating })
+    assert.equal(await provider.getToken(), 'first')
+    await writeFile(rotating, 'second')
+    assert.equal(await provider.getToken(), 'second')
+  })
+
+  it('uses LOCAL_K8S_TOKEN outside a pod', async () => {
+    assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, missingFile()), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
+  })
+
+  it('fails with a clear message when no source yields a token', async () => {
+    await failsWith({ type: 'kubernetes' }, {}, 'no_token_source', /no Kubernetes token: set `user_token`.*LOCAL_K8S_TOKEN/)
+  })
+})
+
+describe('no_auth client', () => {
+  it('sends no token, even with INTRA_COMMUNICATION_BASE64 set', async () => {
+    assert.equal(await resolve({ type: 'no_auth' }, { INTRA_COMMUNICATION_BASE64: INTRA, SERVICE_OIDC_TOKEN: 'x' }), undefined)
+  })
+})

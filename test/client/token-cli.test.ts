@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+function cli (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    // A clean environment: no token variable of the machine running the tests leaks in.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'token', ...args], { env: { PATH: process.env.PATH, ...env }, cwd: process.cwd() })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('feast-authz token', () => {
+  let dir: string
+  let idp: TestProvider
+  const file = async (name: string, yaml: string): Promise<string> => {
+    const path = join(dir, name)
+    await writeFile(path, yaml)
+    return path
+  }
+  const noSa = ['--service-account-token-file', '/nonexistent/sa-token']
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'feast-authz-token-cli-'))
+    idp = await startOidcProvider()
+  })
+  after(async () => {
+    await idp?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('prints only the token from the variable named by token_env_var', async () => {
+    const config = await file('env.yaml', 'project: p\nauth:\n  type: oidc\n  token_env_var: MY_TOKEN\n')
+    assert.deepEqual(await cli(['--config', config, ...noSa], { MY_TOKEN: 'abc.def.ghi' }), { code: 0, stdout: 'abc.def.ghi\n', stderr: '' })
+  })
+
+  it('prints a token fetched from the provider with client credentials', async () => {
+    const config = await file('cc.yaml', `project: p\nauth:\n  type: oidc\n  auth_discovery_url: ${idp.discoveryUrl}\n  client_id: ${idp.clientId}\n  client_secret: ${idp.clientSecret}\n`)
+    const run = await cli(['--config', config, ...noSa])
+    assert.equal(run.code, 0)
+    assert.match(run.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/)
+  })
+
+  it('exits 1 with the reason when no source yields a token, printing nothing on stdout', async () => {
+    const config = await file('bare.yaml', 'project: p\nauth:\n  type: oidc\n')
+    const run = await cli(['--config', config, ...noSa])
+    assert.equal(run.code, 1)
+    assert.equal(run.stdout, '')
+    assert.match(run.stderr, /no_token_source: no OIDC token source configured/)
+  })
+
+  it('exits 1 naming the variable when token_env_var is unset', async () => {
+    const config = await file('unset.yaml', 'project: p\nauth:\n  type: oidc\n  token_env_var: MISSING_VAR\n')
+    const run = await cli(['--config', config, ...noSa], { FEAST_OIDC_TOKEN: 'would-be-wrong' })
+    assert.equal(run.code, 1)
+    assert.match(run.stderr, /MISSING_VAR is not set or is empty/)
+  })
+
+  it('exits 1 with the provider status and error code when the provider refuses, without the secret', async () => {
+    const config = await file('bad-secret.yaml', `project: p\nauth:\n  type: oidc\n  auth_discovery_url: ${idp.discoveryUrl}\n  client_id: ${idp.clientId}\n  client_secret: definitely-wrong\n`)
+    const run = await cli(['--config', config, ...noSa])
+    assert.equal(run.code, 1)
+    assert.match(run.stderr, /provider_rejected: .*HTTP 401 invalid_client/)
+    assert.doesNotMatch(run.stderr, /definitely-wrong/)
+  })
+
+  it('exits 2 on a configuration error, pointing at the field', async () => {
+    const config = await file('both.yaml', 'project: p\nauth:\n  type: oidc\n  token: a\n  token_env_var: B\n')
+    const run = await cli(['--config', config])
+    assert.equal(run.code, 2)
+    assert.equal(run.stdout, '')
+    assert.match(run.stderr, /both\.yaml:5:3: auth\.token_env_var: only one of/)
+  })
+
+  it('exits 2 without --config', async () => {
+    const run = await cli([])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /--config is required/)
+  })
+
+  it('prints the kubernetes token from LOCAL_K8S_TOKEN outside a pod', async () => {
+    const config = await file('k8s.yaml', 'project: p\nauth:\n  type: kubernetes\n')
+    assert.deepEqual(await cli(['--config', config, ...noSa], { LOCAL_K8S_TOKEN: 'sa.token.value' }), { code: 0, stdout: 'sa.token.value\n', stderr: '' })
+  })
+
+  it('exits 1 under no_auth: there is no token to send', async () => {
+    const config = await file('none.yaml', 'project: p\nauth:\n  type: no_auth\n')
+    const run = await cli(['--config', config])
+    assert.equal(run.code, 1)
+    assert.match(run.stderr, /no_auth/)
+  })
+})

@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { loadAuthConfig } from '../../src/config/auth-config.ts'
+import { ConfigError } from '../../src/config/errors.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-config-'))
+function writeYaml (name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+const oidcServer = `project: demo
+auth:
+  type: oidc
+  client_id: feast
+  auth_discovery_url: https://idp.example.com/realms/feast/.well-known/openid-configuration
+`
+
+function configError (fn: () => unknown): ConfigError {
+  try {
+    fn()
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`)
+    return error
+  }
+  assert.fail('expected a ConfigError')
+}
+
+describe('reading the auth section', () => {
+  test('a file without an auth section means no_auth', () => {
+    const { auth } = loadAuthConfig(writeYaml('plain.yaml', 'project: demo\nprovider: local\n'))
+    assert.deepEqual(auth, { type: 'no_auth' })
+  })
+
+  test('an OIDC server config gets the documented defaults', () => {
+    const { auth } = loadAuthConfig(writeYaml('oidc.yaml', oidcServer))
+    assert.deepEqual(auth, {
+      type: 'oidc',
+      client_id: 'feast',
+      auth_discovery_url: 'https://idp.example.com/realms/feast/.well-known/openid-configuration',
+      verify_ssl: true,
+      jwks_cache_lifespan_seconds: 300,
+      jwks_request_timeout_seconds: 10,
+      token_refresh_margin_seconds: 30
+    })
+  })
+
+  test('YAML text is accepted as well as a path', () => {
+    const { auth } = loadAuthConfig(oidcServer)
+    assert.equal(auth.type, 'oidc')
+  })
+
+  test('an already parsed object is accepted', () => {
+    const { auth } = loadAuthConfig({ project: 'demo', auth: { type: 'kubernetes' } })
+    assert.deepEqual(auth, { type: 'kubernetes', token_review_cache_ttl_seconds: 60 })
+  })
+
+  test('FEATURE_STORE_YAML_BASE64 is read when no source is given', () => {
+    const env = { FEATURE_STORE_YAML_BASE64: Buffer.from(oidcServer).toString('base64') }
+    const { auth, file } = loadAuthConfig(undefined, { env })
+    assert.equal(auth.type, 'oidc')
+    assert.equal(file.source, 'FEATURE_STORE_YAML_BASE64')
+  })
+
+  test('FEATURE_STORE_YAML_BASE64 that is not base64 is an error naming the variable', () => {
+    const error = configError(() => loadAuthConfig(undefined, { env: { FEATURE_STORE_YAML_BASE64: 'not base64 at all!' } }))
+    assert.match(error.message, /^FEATURE_STORE_YAML_BASE64: is not valid base64/)
+  })
+
+  test('errors in a base64 config name FEATURE_STORE_YAML_BASE64 as the source', () => {
+    const env = { FEATURE_STORE_YAML_BASE64: Buffer.from('auth:\n  type: ldap\n').toString('base64') }
+    const error = configError(() => loadAuthConfig(undefined, { env }))
+    assert.match(error.message, /^FEATURE_STORE_YAML_BASE64:2:3: auth\.type: unknown auth type "ldap"/)
+  })
+
+  test('a bare type: oidc is a valid client config', () => {
+    const { auth } = loadAuthConfig({ auth: { type: 'oidc' } }, { role: 'client' })
+    assert.equal(auth.type, 'oidc')
+  })
+
+  test('an explicit null reads as an unset field', () => {
+    const { auth } = loadAuthConfig(oidcServer + '  audience: null\n')
+    assert.equal('audience' in auth, false)
+  })
+
+  test("Feast's own optional fields load unchanged", () => {
+    const { auth } = loadAuthConfig(oidcServer + '  ui_client_id: feast-ui\n  token_refresh_margin_seconds: 45\n')
+    assert.equal(auth.type === 'oidc' && auth.token_refresh_margin_seconds, 45)
+  })
+})
+
+describe('rejecting bad auth sections', () => {
+  test('a missing type lists the valid types', () => {
+    const error = configError(() => loadAuthConfig({ auth: { client_id: 'x' } }))
+    assert.match(error.message, /auth: missing `type`: expected one of no_auth, oidc, kubernetes/)
+  })
+
+  test('an unknown type names the file, line, field and the valid types', () => {
+    const path = writeYaml('unknown-type.yaml', 'project: demo\nauth:\n  type: saml\n')
+    const error = configError(() => loadAuthConfig(path))
+    assert.equal(error.message, `${path}:3:3: auth.type: unknown auth type "saml": expected one of no_auth, oidc, kubernetes`)
+    assert.equal(error.field, 'auth.type')
+    assert.equal(error.source, path)
+  })
+
+  test('an unknown key is rejected by name with the keys that are allowed', () => {
+    const error = configError(() => loadAuthConfig(oidcServer + '  jwks_cache_lifespan: 10\n'))
+    assert.match(error.message, /^6:3: auth\.jwks_cache_lifespan: unknown field for auth type oidc \(did you mean jwks_cache_lifespan_seconds\?\): expected one of client_id, auth_discovery_url/)
+  })
+
+  test('a field of another auth type is rejected', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'kubernetes', client_id: 'feast' } }))
+    assert.match(error.message, /auth\.client_id: unknown field for auth type kubernetes/)
+  })
+
+  test('no_auth takes no other field', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'no_auth', verify_ssl: false } }))
+    assert.match(error.message, /auth\.verify_ssl: unknown field for auth type no_auth: expected no other field/)
+  })
+
+  for (const [value, shown] of [[0, '0'], [-5, '-5'], ['300', '"300"'], [true, 'true'], [Number.POSITIVE_INFINITY, 'Infinity'], [Number.NaN, 'NaN']] as const) {
+    test(`jwks_cache_lifespan_seconds of ${shown} is rejected as not a finite number > 0`, () => {
+      const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', client_id: 'c', auth_discovery_url: 'https://idp/', jwks_cache_lifespan_seconds: value } }))
+      assert.equal(error.message, `auth.jwks_cache_lifespan_seconds: expected a finite number of seconds > 0, got ${shown}`)
+    })
+  }
+
+  test('a YAML .inf duration is rejected with its line', () => {
+    const error = configError(() => loadAuthConfig(oidcServer + '  jwks_request_timeout_seconds: .inf\n'))
+    assert.match(error.message, /^6:3: auth\.jwks_request_timeout_seconds: expected a finite number of seconds > 0, got Infinity/)
+  })
+
+  test('verify_ssl must be a boolean, not the string "false"', () => {
+    const error = configError(() => loadAuthConfig(oidcServer + '  verify_ssl: "false"\n'))
+    assert.match(error.message, /auth\.verify_ssl: expected true or false, got "false"/)
+  })
+
+  test('the server form requires auth_discovery_url', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', client_id: 'feast' } }))
+    assert.match(error.message, /auth\.auth_discovery_url: is required for an OIDC server/)
+  })
+
+  test('the server form requires client_id', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', auth_discovery_url: 'https://idp/' } }))
+    assert.match(error.message, /auth\.client_id: is required for an OIDC server/)
+  })
+
+  for (const url of ['ftp://idp/.well-known/openid-configuration', 'not a url', 'file:///etc/passwd', '']) {
+    test(`auth_discovery_url ${JSON.stringify(url)} is rejected as not an http(s) URL`, () => {
+      const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', client_id: 'c', auth_discovery_url: url } }))
+      assert.match(error.message, /auth\.auth_discovery_url: expected an http\(s\) URL/)
+    })
+  }
+
+  test('an empty client_id is rejected', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', client_id: '  ', auth_discovery_url: 'https://idp/' } }))
+    assert.match(error.message, /auth\.client_id: expected a non-empty string/)
+  })
+
+  test('the value of a secret field never appears in an error', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', client_secret: 12345678 } }, { role: 'client' }))
+    assert.match(error.message, /auth\.client_secret: expected a non-empty string, got a number \(value hidden\)/)
+    assert.doesNotMatch(error.message, /12345678/)
+  })
+
+  test('audiences of the kubernetes type must be a list of strings', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'kubernetes', audiences: 'feast' } }))
+    assert.match(error.message, /auth\.audiences: expected a non-empty list of non-empty strings, got "feast"/)
+  })
+
+  test('an auth section that is a list is rejected', () => {
+    const error = configError(() => loadAuthConfig('auth:\n  - type: oidc\n'))
+    assert.match(error.message, /auth: expected a mapping with a `type` field, got a list/)
+  })
+})
+
+describe('reading the file', () => {
+  test('a missing file is an error naming the file', () => {
+    const path = join(dir, 'nope.yaml')
+    const error = configError(() => loadAuthConfig(path))
+    assert.equal(error.message, `${path}: cannot read the configuration: file not found`)
+  })
+
+  test('a directory instead of a file is an error', () => {
+    const error = configError(() => loadAuthConfig(dir))
+    assert.match(error.message, /is a directory, expected a file/)
+  })
+
+  test('invalid YAML gives the line and column', () => {
+    const path = writeYaml('broken.yaml', 'project: demo\nauth:\n  type: oidc\n   client_id: [unclosed\n')
+    const error = configError(() => loadAuthConfig(path))
+    assert.match(error.message, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: invalid YAML`))
+  })
+
+  test('a duplicate key is rejected with its position', () => {
+    const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  type: no_auth\n'))
+    assert.match(error.message, /^3:3: invalid YAML: duplicate key/)
+  })
+
+  test('a top level that is not a mapping is rejected', () => {
+    const error = configError(() => loadAuthConfig('- a\n- b\n'))
+    assert.match(error.message, /expected a mapping at the top of the file, got a list/)
+  })
+
+  test('a YAML alias bomb is rejected instead of expanded', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
+    for (let i = 0; i < 8; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)
+    const error = configError(() => loadAuthConfig(lines.join('\n') + '\n'))
+    assert.match(error.message, /invalid YAML: .*alias/i)
+  })
+
+  test('__proto__ in the auth section is an unknown field, not a prototype change', () => {
+    const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  __proto__:\n    verify_ssl: false\n', { role: 'client' }))
+    assert.match(error.message, /auth\.__proto__: unknown field/)
+    assert.equal(({} as Record<string, unknown>).verify_ssl, undefined)
+  })
+
+  test('a file larger than 1 MiB is rejected before parsing', () => {
+    const error = configError(() => loadAuthConfig(`project: demo\n# ${'x'.repeat(1024 * 1024)}\n`))
+    assert.match(error.message, /larger than 1048576 bytes/)
+  })
+
+  test('with no source, no FEATURE_STORE_YAML_BASE64 and no ./feature_store.yaml, the error says what to do', () => {
+    const cwd = process.cwd()
+    process.chdir(dir)
+    try {
+      const error = configError(() => loadAuthConfig(undefined, { env: {} }))
+      assert.match(error.message, /no configuration given: pass the `config` option, set FEATURE_STORE_YAML_BASE64, or put a feature_store\.yaml in/)
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+})
+
+describe('suggestions for misspelt fields', () => {
+  test('a near miss of a known field is suggested', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', clientid: 'feast' } }, { role: 'client' }))
+    assert.match(error.message, /auth\.clientid: unknown field for auth type oidc \(did you mean client_id\?\)/)
+  })
+
+  test('an unrelated field gets no suggestion', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', realm: 'feast' } }, { role: 'client' }))
+    assert.doesNotMatch(error.message, /did you mean/)
+  })
+})

@@ -1,0 +1,69 @@
+/**
+ * A real Fastify server with the feast-authz plugin, listening on 127.0.0.1:0, for
+ * integration tests. Every log line (Fastify's and the plugin's) is captured as text.
+ */
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
+import type { Server } from 'node:http'
+import { Writable } from 'node:stream'
+import feastAuthz, { type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
+import { principalToJSON } from '../../src/principal.ts'
+import type { TestProvider } from './oidc-provider.ts'
+
+export interface TestApp {
+  readonly app: FastifyInstance
+  readonly url: string
+  /** Every log line written so far, raw JSON text. */
+  readonly logs: string[]
+  /** GET (or `init.method`) `path` with the given Authorization header (none when undefined). */
+  call (path: string, authorization?: string, init?: RequestInit): Promise<TestResponse>
+  close (): Promise<void>
+}
+
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: Record<string, unknown>
+}
+
+export interface StartAppOptions {
+  /** The `auth` section of feature_store.yaml. */
+  readonly auth: Record<string, unknown>
+  readonly plugin?: Omit<FeastAuthzOptions, 'config'>
+  readonly fastify?: FastifyHttpOptions<Server>
+  /** Extra routes, added after the plugin and before listening. */
+  readonly routes?: (app: FastifyInstance) => void
+}
+
+/** The `auth` section for a server validating tokens of `provider`. */
+export function oidcAuth (provider: TestProvider, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, ...extra }
+}
+
+/**
+ * Routes: `GET /whoami` (authenticated; answers the principal), `POST /echo`
+ * (authenticated; answers the body), `GET /health` (public).
+ */
+export async function startApp (options: StartAppOptions): Promise<TestApp> {
+  const logs: string[] = []
+  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { logs.push(chunk.toString('utf8')); done() } })
+  const app = Fastify({ logger: { level: 'debug', stream }, ...options.fastify })
+  await app.register(feastAuthz, { config: { project: 'test', auth: options.auth }, oidc: { unknownKidCooldownSeconds: 0.05, failureBackoffSeconds: 0.05 }, ...options.plugin })
+  app.get('/whoami', async (request) => ({ principal: request.principal === null ? null : principalToJSON(request.principal) }))
+  app.post('/echo', async (request) => ({ body: request.body }))
+  app.get('/health', { config: { feastAuthz: { public: true } } }, async (request) => ({ ok: true, principal: request.principal }))
+  options.routes?.(app)
+  const url = await app.listen({ host: '127.0.0.1', port: 0 })
+  return {
+    app,
+    url,
+    logs,
+    call: async (path, authorization, init = {}) => {
+      const headers = new Headers(init.headers)
+      if (authorization !== undefined) headers.set('authorization', authorization)
+      const response = await fetch(`${url}${path}`, { ...init, headers })
+      const text = await response.text()
+      return { status: response.status, headers: response.headers, body: text === '' ? {} : JSON.parse(text) as Record<string, unknown> }
+    },
+    close: async () => { await app.close() }
+  }
+}

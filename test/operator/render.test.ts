@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { parse } from 'yaml'
+import { ConfigError } from '../../src/config/errors.ts'
+import { renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
+
+const fixture = (name: string): string => `fixtures/operator/${name}`
+const secretFixture = (): NonNullable<RenderOptions['secrets']> => [{ object: parse(readFileSync(fixture('secret-oidc.yaml'), 'utf8')) as Record<string, unknown>, source: 'secret-oidc.yaml' }]
+
+function store (authz: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: 'feast.dev/v1', kind: 'FeatureStore', metadata: { name: 'demo', namespace: 'feast' }, spec: { feastProject: 'demo_project', ...(authz === undefined ? {} : { authz }), ...extra } }
+}
+
+function secret (entries: { data?: Record<string, string>, stringData?: Record<string, string> }, name = 'oidc'): NonNullable<RenderOptions['secrets']> {
+  const data = entries.data === undefined ? undefined : Object.fromEntries(Object.entries(entries.data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]))
+  return [{ object: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, ...(data === undefined ? {} : { data }), ...(entries.stringData === undefined ? {} : { stringData: entries.stringData }) } }]
+}
+
+const OIDC_SECRET = { data: { auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration', client_id: 'feast' } }
+
+function failsWith (resource: unknown, options: RenderOptions, message: RegExp): void {
+  assert.throws(() => renderFeatureStore(resource as Record<string, unknown>, options), (error: unknown) => {
+    assert.ok(error instanceof ConfigError)
+    assert.match(error.message, message)
+    return true
+  })
+}
+
+describe('operator render: spec.authz forms', () => {
+  it('renders kubernetes for server and client when spec.authz is absent', () => {
+    const rendered = renderFeatureStore(fixture('featurestore-default.yaml'))
+    assert.deepEqual([rendered.server, rendered.client], [{ type: 'kubernetes' }, { type: 'kubernetes' }])
+  })
+
+  it('renders authz.kubernetes: {} exactly like an absent authz', () => {
+    assert.deepEqual(renderFeatureStore(store({ kubernetes: {} })), renderFeatureStore(store(undefined)))
+  })
+
+  it('renders noAuth: true as no_auth with a warning that every endpoint is public', () => {
+    const rendered = renderFeatureStore(fixture('featurestore-noauth.yaml'))
+    assert.deepEqual([rendered.server, rendered.client, rendered.rbac], [{ type: 'no_auth' }, { type: 'no_auth' }, []])
+    assert.match(rendered.warnings.join('\n'), /every endpoint is public/)
+  })
+
+  it('renders oidc with the settings of the named Secret: data decoded, stringData merged, other keys ignored', () => {
+    const rendered = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
+    assert.deepEqual(rendered.server, {
+      type: 'oidc',
+      auth_discovery_url: 'https://keycloak.example.com/realms/feast/.well-known/openid-configuration',
+      client_id: 'feast-client',
+      client_secret: 'sample-client-secret',
+      audience: 'feast-api',
+      issuer: 'https://keycloak.example.com/realms/feast'
+    })
+  })
+
+  it('gives the oidc client only its type and token_env_var: never a credential', () => {
+    const rendered = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
+    assert.deepEqual(rendered.client, { type: 'oidc', token_env_var: 'FEAST_USER_TOKEN' })
+    assert.doesNotMatch(JSON.stringify([rendered.client, rendered.rbac, rendered.warnings]), /sample-client-secret/)
+  })
+
+  it('reads username and password for the password grant', () => {
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { ...OIDC_SECRET.data, client_secret: 'cs', username: 'svc', password: 'pw' } }) })
+    assert.equal(rendered.server.username, 'svc')
+    assert.equal(rendered.server.password, 'pw')
+  })
+
+  it('lets stringData win over data for the same key', () => {
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ ...OIDC_SECRET, stringData: { client_id: 'from-string-data' } }) })
+    assert.equal(rendered.server.client_id, 'from-string-data')
+  })
+
+  it('reads every setting from one key holding YAML when secretKeyName is set, keeping numbers as strings', () => {
+    const blob = 'auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\nclient_id: feast\naudience: 1234567890\n'
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' }, secretKeyName: 'oidc.yaml' } }), { secrets: secret({ stringData: { 'oidc.yaml': blob } }) })
+    assert.deepEqual(rendered.server, { type: 'oidc', auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration', client_id: 'feast', audience: '1234567890' })
+  })
+
+  it('derives the discovery URL from issuerUrl, which wins over the Secret', () => {
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' }, issuerUrl: 'https://idp.example.com/realms/x/' } }), { secrets: secret(OIDC_SECRET) })
+    assert.equal(rendered.server.auth_discovery_url, 'https://idp.example.com/realms/x/.well-known/openid-configuration')
+  })
+
+  it('writes verify_ssl, ca_cert_path and the JWKS settings into the server section only', () => {
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' }, verifySSL: false, caCertConfigMap: { name: 'idp-ca' }, jwksCacheLifespanSeconds: 60, jwksRequestTimeoutSeconds: 5 } }), { secrets: secret(OIDC_SECRET) })
+    assert.deepEqual(
+      [rendered.server.verify_ssl, rendered.server.ca_cert_path, rendered.server.jwks_cache_lifespan_seconds, rendered.server.jwks_request_timeout_seconds],
+      [false, '/etc/pki/tls/oidc-ca/ca.crt', 60, 5]
+    )
+    assert.deepEqual(rendered.client, { type: 'oidc' })
+    assert.match(rendered.warnings.join('\n'), /verifySSL is false/)
+  })
+})
+
+describe('operator render: feature_store_yaml_base64', () => {
+  it('encodes a whole feature_store.yaml with the project and the server auth section', () => {
+    const rendered = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
+    const decoded = parse(Buffer.from(rendered.feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
+    assert.deepEqual(decoded, { project: 'driver_ranking', auth: rendered.server })
+  })
+
+  it('completes a base feature_store.yaml, replacing its project and auth', () => {
+    const rendered = renderFeatureStore(store(undefined), { base: { project: 'old', registry: { path: 'data/registry.db' }, auth: { type: 'no_auth' } } })
+    const decoded = parse(Buffer.from(rendered.feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
+    assert.deepEqual(decoded, { project: 'demo_project', registry: { path: 'data/registry.db' }, auth: { type: 'kubernetes' } })
+  })
+
+  it('accepts spec.serviceProject as the project name', () => {
+    const resource = store(undefined)
+    resource.spec = { serviceProject: 'svc_project' }
+    const decoded = parse(Buffer.from(renderFeatureStore(resource).feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
+    assert.equal(decoded.project, 'svc_project')
+  })
+})
+
+describe('operator render: RBAC objects', () => {
+  it('emits the Kubernetes-mode Role, RoleBinding, ClusterRole, ClusterRoleBinding and one Role per listed role', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
+    assert.deepEqual(rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`), [
+      'Role/feast-sample-kubernetes-auth',
+      'RoleBinding/feast-sample-kubernetes-auth',
+      'ClusterRole/feast-token-review-cluster-role',
+      'ClusterRoleBinding/feast-sample-kubernetes-auth-cluster-binding',
+      'Role/feast-writer',
+      'Role/feast-reader'
+    ])
+  })
+
+  it('binds the store service account to its Role in the store namespace', () => {
+    const binding = renderFeatureStore(fixture('featurestore-kubernetes.yaml')).rbac[1] as { subjects: unknown[], roleRef: unknown, metadata: { namespace: string } }
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'feast-sample-kubernetes-auth', namespace: 'feast' }])
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'feast-sample-kubernetes-auth' })
+    assert.equal(binding.metadata.namespace, 'feast')
+  })
+
+  it('lets the store Role read Roles and RoleBindings, and gives listed roles no rules', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
+    assert.deepEqual((rbac[0] as { rules: unknown[] }).rules[0], { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] })
+    assert.deepEqual((rbac[4] as { rules: unknown[] }).rules, [])
+  })
+
+  it('emits only the TokenReview ClusterRole and its binding for OIDC', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
+    assert.deepEqual(rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`), ['ClusterRole/feast-oidc-token-review', 'ClusterRoleBinding/feast-sample-oidc-auth-oidc-token-review'])
+    assert.deepEqual((rbac[0] as { rules: unknown[] }).rules, [{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }])
+  })
+
+  it('uses namespace default with a warning when the resource names none', () => {
+    const resource = store(undefined)
+    resource.metadata = { name: 'demo' }
+    const rendered = renderFeatureStore(resource)
+    assert.equal((rendered.rbac[0] as { metadata: { namespace: string } }).metadata.namespace, 'default')
+    assert.match(rendered.warnings.join('\n'), /metadata\.namespace is not set/)
+  })
+})
+
+describe('operator render: invalid resources', () => {
+  it('refuses an apiVersion other than <group>/v1', () => {
+    failsWith({ ...store(undefined), apiVersion: 'feast.dev/v1alpha1' }, {}, /apiVersion: expected <group>\/v1 \(e\.g\. feast\.dev\/v1\), got "feast\.dev\/v1alpha1"/)
+  })
+
+  it('refuses another kind', () => {
+    failsWith({ ...store(undefined), kind: 'Deployment' }, {}, /kind: expected FeatureStore, got "Deployment"/)
+  })
+
+  it('refuses more than one member of spec.authz, pointing at the line', () => {
+    assert.throws(() => renderFeatureStore(fixture('featurestore-two-members.yaml'), { secrets: secretFixture() }), /featurestore-two-members\.yaml:9:\d+: spec\.authz: set exactly one of kubernetes, oidc or noAuth: true, got kubernetes and oidc/)
+  })
+
+  it('refuses an empty spec.authz', () => {
+    failsWith(store({}), {}, /spec\.authz: set exactly one of .* got none/)
+  })
+
+  it('refuses an unknown member of spec.authz', () => {
+    failsWith(store({ ldap: {} }), {}, /spec\.authz\.ldap: unknown member/)
+  })
+
+  it('refuses a secretRef naming a Secret that was not given', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
+  })
+
+  it('refuses OIDC without any discovery URL', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { client_id: 'feast' } }) }, /no OIDC discovery URL: set issuerUrl, or put auth_discovery_url in the Secret/)
+  })
+
+  it('refuses OIDC whose Secret has no client_id, since servers need it', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration' } }) }, /the Secret has no client_id/)
+  })
+
+  it('refuses a Secret whose data is not base64, without showing the value', () => {
+    const secrets = [{ object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'oidc' }, data: { client_secret: 'plain text secret!' } } }]
+    assert.throws(() => renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets }), (error: unknown) => {
+      assert.match(String(error), /key "client_secret" of secret "oidc" is not base64/)
+      assert.doesNotMatch(String(error), /plain text secret/)
+      return true
+    })
+  })
+
+  it('refuses a missing project name', () => {
+    failsWith({ ...store(undefined), spec: {} }, {}, /spec: missing the project name: set spec\.feastProject/)
+  })
+
+  it('refuses feastProject and serviceProject that differ', () => {
+    failsWith(store(undefined, { serviceProject: 'other' }), {}, /spec\.serviceProject: differs from spec\.feastProject/)
+  })
+
+  it('refuses a non-boolean noAuth', () => {
+    failsWith(store({ noAuth: 'yes' }), {}, /spec\.authz\.noAuth: expected true or false, got "yes"/)
+  })
+})

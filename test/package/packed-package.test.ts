@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+
+/**
+ * The package as users get it: `npm pack` (which builds through `prepack`), then a
+ * separate consumer project that imports it by name and type-checks against it.
+ * The consumer lives inside the repository so that the packed package finds its
+ * dependencies in the repository's node_modules, as it would in the user's.
+ */
+
+const run = promisify(execFile)
+const root = resolve(import.meta.dirname, '../..')
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+
+let workDir: string
+let tarball: string
+let packedFiles: string[]
+
+before(async () => {
+  mkdirSync(join(root, '.tmp'), { recursive: true })
+  workDir = mkdtempSync(join(root, '.tmp', 'consumer-'))
+  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', workDir], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 })
+  const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string, files: Array<{ path: string }> }>
+  assert.ok(report !== undefined)
+  tarball = join(workDir, report.filename)
+  packedFiles = report.files.map((file) => file.path)
+}, { timeout: 240_000 })
+
+after(() => { rmSync(workDir, { recursive: true, force: true }) })
+
+describe('the published package', () => {
+  test('contains only the build, the bin, the README and the LICENSE', () => {
+    const outside = packedFiles.filter((path) => !/^(dist\/|bin\/feast-authz\.js$|README\.md$|LICENSE$|package\.json$)/.test(path))
+    assert.deepEqual(outside, [])
+    for (const required of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'bin/feast-authz.js', 'README.md', 'LICENSE']) {
+      assert.ok(packedFiles.includes(required), `${required} is missing from the tarball`)
+    }
+    assert.equal(packedFiles.some((path) => path.startsWith('dist/') && /\.test\./.test(path)), false)
+  })
+
+  test('passes publint with no warnings', { timeout: 60_000 }, async () => {
+    const { stdout } = await run(process.execPath, [join(root, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict', '--level', 'warning'], { cwd: root, env })
+    assert.doesNotMatch(stdout, /warning|error/i)
+  })
+
+  test('has types that resolve for ESM consumers (are-the-types-wrong, esm-only profile)', { timeout: 60_000 }, async () => {
+    // attw exits non-zero on any problem the profile counts: ESM-only packages are not judged on CommonJS resolution.
+    const { stdout } = await run(process.execPath, [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--profile', 'esm-only', '--format', 'table', '--no-color', '--no-emoji'], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 })
+    assert.match(stdout, /node16 \(from ESM\)/)
+  })
+
+  test('imports by name from a separate ESM project and type-checks there', { timeout: 120_000 }, async () => {
+    const consumer = join(workDir, 'app')
+    mkdirSync(join(consumer, 'node_modules'), { recursive: true })
+    await run('tar', ['-xzf', tarball, '-C', join(consumer, 'node_modules')])
+    await run('mv', [join(consumer, 'node_modules/package'), join(consumer, 'node_modules/feast-authz')])
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }))
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+      // skipLibCheck as `tsc --init` sets it: @kubernetes/client-node's own declarations need @types/ws otherwise.
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+      files: ['app.ts']
+    }))
+    writeFileSync(join(consumer, 'app.ts'), [
+      "import Fastify from 'fastify'",
+      "import feastAuthz, { loadAuthConfig, type Principal } from 'feast-authz'",
+      'const app = Fastify()',
+      "await app.register(feastAuthz, { config: { auth: { type: 'no_auth' } } })",
+      "app.get('/me', async (request) => { const who: Principal | null = request.principal; return who })",
+      "const { auth } = loadAuthConfig({ auth: { type: 'kubernetes' } })",
+      "const kind: 'no_auth' | 'oidc' | 'kubernetes' = auth.type",
+      'export { kind }',
+      '// Wrong usage must not compile against the published declarations.',
+      '// @ts-expect-error an unknown option',
+      "await app.register(feastAuthz, { confg: './feature_store.yaml' })",
+      "// @ts-expect-error principal is not a string",
+      "app.get('/x', async (request) => { const name: string = request.principal; return name })"
+    ].join('\n'))
+    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer], { cwd: consumer })
+
+    writeFileSync(join(consumer, 'run.mjs'), [
+      "import Fastify from 'fastify'",
+      "import feastAuthz from 'feast-authz'",
+      'const app = Fastify()',
+      "await app.register(feastAuthz, { config: { auth: { type: 'no_auth' } } })",
+      "app.get('/me', async (request) => request.principal)",
+      "const response = await app.inject('/me')",
+      'process.stdout.write(response.body)',
+      'await app.close()'
+    ].join('\n'))
+    const { stdout } = await run(process.execPath, ['run.mjs'], { cwd: consumer })
+    assert.equal(JSON.parse(stdout).username, 'anonymous')
+  })
+})

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+import { run as check } from '../../src/cli/commands/check.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+
+const exec = promisify(execFile)
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
+const FEAST = 'fixtures/permissions/feast-conftest.yaml'
+const SAMPLE = 'fixtures/permissions/sample.yaml'
+
+async function spawnCheck (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', ...args], { env: { ...process.env, FEATURE_STORE_YAML_BASE64: '' } })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failure = error as { code: number, stdout: string, stderr: string }
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr }
+  }
+}
+
+/** In-process run, for the many argument errors (each would otherwise cost a process). */
+async function runCheck (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await check(args, { stdout: (t) => { stdout += t }, stderr: (t) => { stderr += t }, env: {} })
+  return { code, stdout, stderr }
+}
+
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('feast-authz check with --principal (spawned)', () => {
+  test('an allowed request prints decision allow with one verdict per permission and exits 0', async () => {
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--principal', '{"username":"r","roles":["reader"]}', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 0, stderr)
+    const out = JSON.parse(stdout)
+    assert.equal(out.decision, 'allow')
+    assert.equal(out.resource, 'FeatureView:secured')
+    assert.deepEqual(out.explanation.map((v: { permission: string }) => v.permission), ['reader', 'writer', 'special', 'entity_updater', 'entity_creator'])
+    assert.deepEqual(out.explanation[0], { permission: 'reader', applied: true, unmatched: [], policyGranted: true })
+  })
+
+  test('a denied request prints decision deny, what did not match and what was missing, and exits 1', async () => {
+    const { code, stdout } = await spawnCheck('--permissions', FEAST, '--principal', '{"username":"rw","roles":["reader","writer"]}', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE', '--action', 'UPDATE')
+    assert.equal(code, 1)
+    const out = JSON.parse(stdout)
+    assert.equal(out.decision, 'deny')
+    assert.deepEqual(out.actions, ['DESCRIBE', 'UPDATE'])
+    assert.deepEqual(out.explanation.slice(0, 3), [
+      { permission: 'reader', applied: false, unmatched: ['actions'], policyGranted: true },
+      { permission: 'writer', applied: false, unmatched: ['actions'], policyGranted: true },
+      { permission: 'special', applied: false, unmatched: ['name_pattern'], policyGranted: false, missing: 'requires roles [special-reader]' }
+    ])
+    assert.match(out.summary, /^No permission applies to \[DESCRIBE, UPDATE\] on FeatureView:secured/)
+  })
+
+  test('a bad permissions file exits 2 with the error on stderr and nothing on stdout', async () => {
+    const { code, stdout, stderr } = await spawnCheck('--permissions', 'fixtures/permissions/invalid-unknown-action.yaml', '--principal', '{}', '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.equal(stdout, '')
+    assert.match(stderr, /invalid-unknown-action\.yaml:8:23: permission \[1\] "writers": actions\[1\]: unknown action "WRIT_ONLINE"/)
+  })
+
+  test('bad arguments exit 2 with the usage on stderr', async () => {
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--principal', '{}', '--resource', 'FeatureView:x', '--action', 'READ_EVERYTHING')
+    assert.equal(code, 2)
+    assert.equal(stdout, '')
+    assert.match(stderr, /--action: unknown action "READ_EVERYTHING"[\s\S]*usage: feast-authz check/)
+  })
+})
+
+describe('feast-authz check: requests and arguments (in process)', () => {
+  test('--tag gives the resource the tags required_tags are matched against', async () => {
+    const principal = '{"username":"ana","roles":["reader"]}'
+    const tagged = await runCheck('--permissions', SAMPLE, '--principal', principal, '--resource', 'FeatureView:driver_stats', '--tag', 'team=drivers', '--action', 'READ_ONLINE')
+    const untagged = await runCheck('--permissions', SAMPLE, '--principal', principal, '--resource', 'FeatureView:driver_stats', '--action', 'READ_ONLINE')
+    assert.deepEqual([tagged.code, untagged.code], [0, 1])
+    assert.deepEqual(JSON.parse(untagged.stdout).explanation[0].unmatched, ['tags'])
+  })
+
+  test('action groups are accepted and expanded', async () => {
+    const { code, stdout } = await runCheck('--permissions', SAMPLE, '--principal', '{"roles":["writer"]}', '--resource', 'StreamFeatureView:live', '--action', 'WRITE')
+    assert.equal(code, 0)
+    assert.deepEqual(JSON.parse(stdout).actions, ['WRITE_ONLINE', 'WRITE_OFFLINE'])
+  })
+
+  test('the output of `inspect` is accepted as the principal', async () => {
+    const principal = JSON.stringify({ username: 'job', roles: [], groups: [], namespaces: ['batch-jobs'], source: 'kubernetes' })
+    const { code, stdout } = await runCheck('--permissions', SAMPLE, '--principal', principal, '--resource', 'DataSource:trips', '--action', 'READ_OFFLINE')
+    assert.equal(code, 0)
+    assert.equal(JSON.parse(stdout).principal.source, 'kubernetes')
+  })
+
+  test('with no permissions defined the request is allowed and a warning goes to stderr', async () => {
+    const { code, stdout, stderr } = await runCheck('--permissions', 'fixtures/permissions/empty-list.yaml', '--principal', '{}', '--resource', 'Project:p', '--action', 'DELETE')
+    assert.equal(code, 0)
+    assert.equal(JSON.parse(stdout).noPermissionsDefined, true)
+    assert.match(stderr, /warning: no permissions defined/)
+  })
+
+  const usage: readonly [string, string[], RegExp][] = [
+    ['a missing --permissions', ['--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--permissions is required/],
+    ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --config with --token-file/],
+    ['both principal and token', ['--permissions', FEAST, '--principal', '{}', '--config', 'x', '--token-file', 'y', '--resource', 'Project:p', '--action', 'DESCRIBE'], /not both/],
+    ['--config without --token-file', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config and --token-file go together/],
+    ['a missing --resource', ['--permissions', FEAST, '--principal', '{}', '--action', 'DESCRIBE'], /--resource is required/],
+    ['a resource without a type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'secured', '--action', 'DESCRIBE'], /--resource: expected <Type>:<name>, got "secured"/],
+    ['an unknown resource type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'View:secured', '--action', 'DESCRIBE'], /--resource: unknown resource type "View"/],
+    ['a missing --action', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p'], /at least one --action is required/],
+    ['a tag without =', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--tag', 'team', '--action', 'DESCRIBE'], /--tag: expected key=value, got "team"/],
+    ['a tag given twice', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--tag', 'a=1', '--tag', 'a=2', '--action', 'DESCRIBE'], /--tag: "a" given twice/],
+    ['an unknown option', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE', '--verbose'], /Unknown option '--verbose'/]
+  ]
+  for (const [what, args, message] of usage) {
+    test(`${what} exits 2`, async () => {
+      const { code, stdout, stderr } = await runCheck(...args)
+      assert.deepEqual([code, stdout], [2, ''])
+      assert.match(stderr, message)
+    })
+  }
+
+  const principals: readonly [string, string, RegExp][] = [
+    ['invalid JSON', '{roles:', /--principal: not valid JSON/],
+    ['a list', '[]', /--principal: expected a JSON object, got a list/],
+    ['an unknown field', '{"role":["reader"]}', /--principal: unknown field "role"/],
+    ['roles that are not strings', '{"roles":[1]}', /--principal: roles: expected a list of strings, got a list/],
+    ['a non-string username', '{"username":7}', /--principal: username: expected a string, got 7/],
+    ['an unknown source', '{"source":"ldap"}', /--principal: source: expected one of oidc, kubernetes, intra, no_auth, got "ldap"/]
+  ]
+  for (const [what, json, message] of principals) {
+    test(`a principal with ${what} exits 2`, async () => {
+      const { code, stderr } = await runCheck('--permissions', FEAST, '--principal', json, '--resource', 'Project:p', '--action', 'DESCRIBE')
+      assert.equal(code, 2)
+      assert.match(stderr, message)
+    })
+  }
+
+  test('--help prints the usage and exits 0', async () => {
+    const { code, stdout } = await runCheck('--help')
+    assert.equal(code, 0)
+    assert.match(stdout, /^usage: feast-authz check --permissions/)
+  })
+})
+
+describe('feast-authz check with a token (spawned, real OpenID provider)', () => {
+  let provider: TestProvider
+  let configPath: string
+  before(async () => {
+    provider = await startOidcProvider()
+    configPath = join(dir, 'feature_store.yaml')
+    writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
+  })
+  after(async () => { await provider.close() })
+
+  test('the principal is taken from the token, as inspect does, and the decision made on it', async () => {
+    const tokenFile = join(dir, 'reader.jwt')
+    writeFileSync(tokenFile, `${await provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })}\n`)
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 0, stderr)
+    const out = JSON.parse(stdout)
+    assert.deepEqual([out.decision, out.principal.username, out.principal.roles], ['allow', 'rita', ['reader']])
+  })
+
+  test('a rejected token is a deny (exit 1) with the reason', async () => {
+    const tokenFile = join(dir, 'expired.jwt')
+    writeFileSync(tokenFile, await provider.sign({ preferred_username: 'eve', exp: Math.floor(Date.now() / 1000) - 3600 }))
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 1)
+    assert.deepEqual(JSON.parse(stdout), { decision: 'deny', authenticated: false, reason: 'token_expired: the token has expired', explanation: [] })
+    assert.match(stderr, /token rejected: token_expired/)
+  })
+
+  test('an unreadable token file exits 2', async () => {
+    const { code, stderr } = await runCheck('--permissions', FEAST, '--config', configPath, '--token-file', join(dir, 'missing.jwt'), '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.match(stderr, /cannot read --token-file: ENOENT/)
+  })
+})
+
+describe('feast-authz check: identities requirePermission does not check (in process)', () => {
+  test('under auth type no_auth the request is allowed, since the server checks no permissions', async () => {
+    const configPath = join(dir, 'no-auth.yaml')
+    const tokenFile = join(dir, 'any.jwt')
+    writeFileSync(configPath, 'project: demo\nauth:\n  type: no_auth\n')
+    writeFileSync(tokenFile, 'anything\n')
+    const { code, stdout } = await runCheck('--permissions', FEAST, '--config', configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DELETE')
+    assert.equal(code, 0)
+    assert.match(JSON.parse(stdout).note, /no_auth/)
+  })
+
+  test('the intra-server identity is allowed without a permission check', async () => {
+    const { code, stdout } = await runCheck('--permissions', FEAST, '--principal', '{"username":"registry","source":"intra"}', '--resource', 'FeatureView:secured', '--action', 'DELETE')
+    assert.equal(code, 0)
+    assert.deepEqual(JSON.parse(stdout).explanation, [])
+  })
+})

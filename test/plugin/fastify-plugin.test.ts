@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import Fastify from 'fastify'
+import feastAuthz from '../../src/adapters/fastify.ts'
+import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+
+describe('the Fastify plugin with OIDC', () => {
+  let provider: TestProvider
+  let app: TestApp
+
+  before(async () => {
+    provider = await startOidcProvider({ alg: 'ES256' })
+    app = await startApp({ auth: oidcAuth(provider) })
+  })
+  after(async () => {
+    await app?.close()
+    await provider?.close()
+  })
+
+  test('sets request.principal on an authenticated route', async () => {
+    const token = await provider.issue({ preferred_username: 'alice', groups: ['eng'] })
+    const response = await app.call('/whoami', `Bearer ${token}`)
+    assert.equal(response.status, 200)
+    assert.deepEqual(response.body.principal, { username: 'alice', roles: [], groups: ['eng'], namespaces: [], source: 'oidc' })
+  })
+
+  test('a route marked config.feastAuthz.public answers without a token, with request.principal null', async () => {
+    const response = await app.call('/health')
+    assert.equal(response.status, 200)
+    assert.deepEqual(response.body, { ok: true, principal: null })
+  })
+
+  test('a public route ignores even a malformed Authorization header', async () => {
+    const response = await app.call('/health', 'Bearer not a token')
+    assert.equal(response.status, 200)
+  })
+
+  test('an anonymous request is rejected before its body is parsed', async () => {
+    const response = await app.call('/echo', undefined, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' })
+    assert.equal(response.status, 401)
+    assert.equal(response.body.code, 'missing_token')
+  })
+
+  test('an authenticated request reaches the body parser and the handler', async () => {
+    const token = await provider.issue({ preferred_username: 'alice' })
+    const response = await app.call('/echo', `Bearer ${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+    assert.equal(response.status, 200)
+    assert.deepEqual(response.body, { body: { a: 1 } })
+  })
+
+  test('a request to an unknown route without a token is a 401, not a 404 that reveals the route table', async () => {
+    const response = await app.call('/no-such-route')
+    assert.equal(response.status, 401)
+  })
+
+  test('the 401 body has statusCode, code, error and message', async () => {
+    const response = await app.call('/whoami', 'Bearer abc')
+    assert.deepEqual(Object.keys(response.body).sort(), ['code', 'error', 'message', 'statusCode'])
+    assert.equal(response.body.statusCode, 401)
+    assert.equal(response.body.error, 'Unauthorized')
+  })
+
+  test('fastify.feastAuthz exposes the config in force and the health of the key set', async () => {
+    assert.equal(app.app.feastAuthz.config.type, 'oidc')
+    await app.call('/whoami', `Bearer ${await provider.issue({ preferred_username: 'alice' })}`)
+    const health = app.app.feastAuthz.health()
+    assert.equal(health.ready, true)
+    assert.equal(health.detail.discovery, true)
+  })
+})
+
+describe('tokens never reach the logs', () => {
+  let provider: TestProvider
+  let app: TestApp
+
+  before(async () => {
+    provider = await startOidcProvider({ alg: 'ES256' })
+    app = await startApp({ auth: oidcAuth(provider) })
+  })
+  after(async () => {
+    await app?.close()
+    await provider?.close()
+  })
+
+  test('neither accepted, rejected nor unverifiable tokens appear in any log line, at debug level', async () => {
+    const valid = await provider.issue({ preferred_username: 'alice' })
+    const expired = await provider.sign({ preferred_username: 'alice', exp: Math.floor(Date.now() / 1000) - 3600 })
+    const badSignature = `${valid.slice(0, valid.lastIndexOf('.'))}.${'A'.repeat(342)}`
+    const unknownKid = await provider.sign({ preferred_username: 'alice' }, { kid: 'nope' })
+    const tokens = [valid, expired, badSignature, unknownKid, 'opaque-token-value-1234567890']
+    for (const token of tokens) await app.call('/whoami', `Bearer ${token}`)
+    await app.call('/whoami', `Bearer ${valid} ${valid}`)
+    provider.fault('jwks', 'status500')
+    try {
+      await provider.rotateKeys({ keepOld: true })
+      const unverifiable = await provider.issue({ preferred_username: 'alice' })
+      tokens.push(unverifiable)
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      const response = await app.call('/whoami', `Bearer ${unverifiable}`)
+      assert.equal(response.status, 503)
+    } finally {
+      provider.fault('jwks', null)
+    }
+    const logs = app.logs.join('\n')
+    assert.ok(logs.includes('authentication rejected'), 'rejections are logged (so the check below looks at real lines)')
+    assert.ok(logs.includes('authentication could not be completed'))
+    for (const token of tokens) {
+      for (const part of token.split('.')) {
+        if (part.length > 16) assert.ok(!logs.includes(part), `a token segment appears in the logs: ${part.slice(0, 12)}...`)
+      }
+    }
+  })
+})
+
+describe('the Fastify plugin with no_auth', () => {
+  test('leaves every route open with the anonymous principal and logs one startup warning', async () => {
+    const app = await startApp({ auth: { type: 'no_auth' } })
+    try {
+      const response = await app.call('/whoami')
+      assert.equal(response.status, 200)
+      assert.deepEqual(response.body.principal, { username: 'anonymous', roles: [], groups: [], namespaces: [], source: 'no_auth' })
+      assert.equal(app.logs.filter((line) => line.includes('UNAUTHENTICATED')).length, 1)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('a feature_store.yaml without an auth section means no_auth', async () => {
+    const fastify = Fastify()
+    try {
+      await fastify.register(feastAuthz, { config: { project: 'p' } })
+      fastify.get('/x', async (request) => ({ username: request.principal?.username }))
+      const response = await fastify.inject({ url: '/x' })
+      assert.equal(response.statusCode, 200)
+      assert.deepEqual(response.json(), { username: 'anonymous' })
+    } finally {
+      await fastify.close()
+    }
+  })
+})
+
+describe('registering the plugin', () => {
+  test('protects routes declared before the plugin was registered, and routes of child plugins', async () => {
+    const fastify = Fastify()
+    try {
+      fastify.get('/before', async () => 'open')
+      await fastify.register(feastAuthz, { config: { auth: { type: 'oidc', client_id: 'x', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } } })
+      await fastify.register(async (child) => { child.get('/child', async () => 'open') })
+      assert.equal((await fastify.inject({ url: '/before' })).statusCode, 401)
+      assert.equal((await fastify.inject({ url: '/child' })).statusCode, 401)
+    } finally {
+      await fastify.close()
+    }
+  })
+
+  test('an invalid auth section fails registration with a config error naming the field', async () => {
+    const fastify = Fastify()
+    try {
+      await assert.rejects(
+        async () => { await fastify.register(feastAuthz, { config: { auth: { type: 'oidc', client_id: 'x', auth_discovery_url: 'not a url' } } }) },
+        /auth\.auth_discovery_url/
+      )
+    } finally {
+      await fastify.close()
+    }
+  })
+
+  test('the server starts even when the provider is unreachable at startup', async () => {
+    const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'x' } })
+    try {
+      assert.match(app.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+      assert.equal((await app.call('/health')).status, 200)
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
+import { ConfigError } from '../../src/config/errors.ts'
+import type { AuthLogger } from '../../src/logging.ts'
+import { decide } from '../../src/permissions/decide.ts'
+import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
+import type { Resource } from '../../src/permissions/model.ts'
+import { createPrincipal } from '../../src/principal.ts'
+import { loadRegistryFile, openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
+import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from './registry-builder.ts'
+
+const { dir, cleanup } = tempDir()
+const opened: FeastRegistry[] = []
+after(() => {
+  for (const registry of opened) registry.close()
+  cleanup()
+})
+
+const READERS = permission({ name: 'readers', types: ['FeatureView'], actions: ['DESCRIBE', 'READ_ONLINE'], policy: roleBasedPolicy(['reader']) })
+const WRITERS = permission({ name: 'writers', types: ['FeatureView'], actions: ['WRITE_ONLINE'], policy: roleBasedPolicy(['writer']) })
+const VIEW: Resource = { type: 'FeatureView', name: 'driver_stats', project: 'demo' }
+const reader = createPrincipal({ username: 'r', roles: ['reader'], source: 'oidc' })
+const stranger = createPrincipal({ username: 's', roles: [], source: 'oidc' })
+
+let counter = 0
+function registryFile (bytes: Uint8Array | string): string {
+  const path = join(dir, `registry-${counter++}.db`)
+  writeFileSync(path, bytes)
+  return path
+}
+
+function recordingLogger (): { logger: AuthLogger, errors: { obj: Record<string, unknown>, msg: string }[] } {
+  const errors: { obj: Record<string, unknown>, msg: string }[] = []
+  const ignore = (): void => {}
+  const logger = { debug: ignore, info: ignore, warn: ignore, error: (obj: Record<string, unknown>, msg: string) => { errors.push({ obj, msg }) } } as unknown as AuthLogger
+  return { logger, errors }
+}
+
+function open (path: string, logger?: AuthLogger, extra: { pollIntervalMs?: number, cacheTtlSeconds?: number } = {}): FeastRegistry {
+  const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0, cacheTtlSeconds: 0, ...(logger === undefined ? {} : { logger }), ...extra })
+  opened.push(registry)
+  return registry
+}
+
+const allowed = (registry: FeastRegistry, principal = stranger): boolean => decide(registry.permissionsFor(), principal, VIEW, ['DESCRIBE']).allowed
+
+function startupFailure (path: string, pattern: RegExp): void {
+  assert.throws(() => open(path), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${path}: `) && pattern.test(error.message))
+}
+
+describe('a registry file that cannot be used at startup is a startup error naming the file', () => {
+  it('an empty file', () => {
+    startupFailure(registryFile(''), /cannot use the Feast registry: the file is empty/)
+  })
+
+  it('a missing file', () => {
+    startupFailure(join(dir, 'nope.db'), /cannot read the Feast registry: file not found/)
+  })
+
+  it('a directory', () => {
+    const path = join(dir, 'a-directory.db')
+    mkdirSync(path)
+    startupFailure(path, /is a directory, expected a file/)
+  })
+
+  for (const [label, bytes] of [
+    ['text', 'project: demo\nregistry: data/registry.db\n'],
+    ['JSON', '{"permissions": []}'],
+    ['zero bytes', Buffer.alloc(64)],
+    ['a PNG header', Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')]
+  ] as const) {
+    it(`a garbage file (${label})`, () => {
+      startupFailure(registryFile(bytes), /cannot use the Feast registry: (not a serialized feast\.core\.Registry|the registry lists no projects)/)
+    })
+  }
+
+  it('a registry that does not list the configured project', () => {
+    startupFailure(registryFile(registryBytes({ projects: ['other'] })), /the registry has no project "demo" \(it has "other"\); check `project` in feature_store\.yaml/)
+  })
+
+  it('a registry that lists no projects at all', () => {
+    startupFailure(registryFile(registryBytes({ projects: [], permissions: { demo: [READERS] } })), /the registry lists no projects/)
+  })
+
+  it('a registry with an invalid permission', () => {
+    const bad = { spec: { name: 'broken', project: 'demo', actions: [], policy: { role_based_policy: { roles: ['r'] } } } }
+    startupFailure(registryFile(registryBytes({ rawPermissions: [bad] })), /permission \[0\] "broken": actions: the permission lists no actions/)
+  })
+
+  it('a file larger than the limit', () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    assert.throws(() => openFeastRegistry({ path, project: 'demo', maxBytes: 10, pollIntervalMs: 0 }), /larger than the 10 bytes accepted/)
+  })
+})
+
+describe('a truncated registry file never loads with fewer permissions', () => {
+  it('every prefix of a registry with permissions is refused, or carries all of them', () => {
+    const bytes = registryBytes({ projects: ['demo', 'zzz'], permissions: { demo: [READERS, WRITERS] }, featureViews: [{ name: 'driver_stats', project: 'demo' }] })
+    const path = join(dir, 'truncated.db')
+    let loaded = 0
+    for (let length = 1; length < bytes.length; length++) {
+      writeFileSync(path, bytes.subarray(0, length))
+      try {
+        const snapshot = loadRegistryFile(path, 'demo')
+        loaded++
+        assert.equal(snapshot.projects.get('demo')?.permissions.length, 2, `prefix of ${length} bytes`)
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, `prefix of ${length} bytes: ${String(error)}`)
+      }
+    }
+    // Cut inside the second project's entry: the first (ours) is whole, and so are the permissions before it.
+    assert.ok(loaded > 0)
+  })
+})
+
+describe('a registry with no permissions', () => {
+  it('allows every authenticated user at startup, as Feast does (spec 5.6.3)', () => {
+    const registry = open(registryFile(registryBytes({ permissions: {} })))
+    assert.deepEqual(registry.permissionsFor(), [])
+    assert.equal(decide(registry.permissionsFor(), stranger, VIEW, ['DESCRIBE']).noPermissionsDefined, true)
+  })
+})
+
+describe('a registry replaced while serving', () => {
+  it('serves the new permissions once re-read', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [WRITERS] } }))
+    const registry = open(path)
+    assert.equal(allowed(registry, reader), false)
+    replaceFile(path, registryBytes({ permissions: { demo: [READERS] }, versionId: 'v2' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.equal(allowed(registry, reader), true)
+    assert.equal(allowed(registry, stranger), false)
+    assert.equal(registry.current().versionId, 'v2')
+  })
+
+  it('is noticed by the change check, without a refresh call', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [WRITERS] } }))
+    const registry = open(path, undefined, { pollIntervalMs: 25 })
+    replaceFile(path, registryBytes({ permissions: { demo: [READERS] }, versionId: 'polled' }))
+    for (let i = 0; i < 400 && registry.current().versionId !== 'polled'; i++) await delay(25)
+    assert.equal(registry.current().versionId, 'polled')
+  })
+
+  it('is re-read every cache_ttl_seconds when change checks are off', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] }, versionId: 'aaaa' }))
+    const registry = open(path, undefined, { pollIntervalMs: 0, cacheTtlSeconds: 1 })
+    writeFileSync(path, registryBytes({ permissions: { demo: [READERS] }, versionId: 'bbbb' }))
+    for (let i = 0; i < 200 && registry.current().versionId !== 'bbbb'; i++) await delay(50)
+    assert.equal(registry.current().versionId, 'bbbb')
+  })
+
+  it('keeps the same version when the file is re-read with the same content', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] }, versionId: 'same' }))
+    const registry = open(path)
+    const first = registry.current()
+    replaceFile(path, readFileSync(path))
+    assert.equal(await registry.refresh(), 'unchanged')
+    assert.equal(registry.current(), first)
+  })
+
+  it('keeps the last good registry and logs an error, once, when the new file is corrupt', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const { logger, errors } = recordingLogger()
+    const registry = open(path, logger)
+    replaceFile(path, Buffer.from('not a registry at all'))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+    assert.equal(allowed(registry, stranger), false)
+    assert.equal(errors.length, 1)
+    assert.equal(errors[0]?.obj.registry, path)
+    assert.match(String(errors[0]?.obj.error), /cannot use the Feast registry/)
+    assert.match(errors[0]?.msg ?? '', /last good registry stays in force/)
+  })
+
+  it('keeps the last good registry when the new file is truncated, and takes the next good one', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path, recordingLogger().logger)
+    const full = registryBytes({ permissions: { demo: [WRITERS] }, versionId: 'v3' })
+    replaceFile(path, full.subarray(0, full.length - 5))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+    replaceFile(path, full)
+    assert.equal(await registry.refresh(), 'updated')
+    assert.deepEqual(registry.permissionsFor(), [WRITERS])
+  })
+
+  it('keeps the last good registry when the new file is empty', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path, recordingLogger().logger)
+    replaceFile(path, '')
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(allowed(registry, stranger), false)
+  })
+
+  it('keeps the last good registry when the file disappears', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const { logger, errors } = recordingLogger()
+    const registry = open(path, logger)
+    rmSync(path)
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+    assert.match(String(errors[0]?.obj.error), /file not found/)
+  })
+
+  it('keeps the last good registry when the new one no longer has the server\'s project', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path, recordingLogger().logger)
+    replaceFile(path, registryBytes({ projects: ['other'], permissions: { other: [] } }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+  })
+
+  it('refuses a new registry whose permissions became empty, logging why, so access does not open', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS, WRITERS] } }))
+    const { logger, errors } = recordingLogger()
+    const registry = open(path, logger)
+    replaceFile(path, registryBytes({ permissions: {}, versionId: 'emptied' }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.deepEqual(registry.permissionsFor(), [READERS, WRITERS])
+    assert.equal(allowed(registry, stranger), false)
+    assert.notEqual(registry.current().versionId, 'emptied')
+    assert.match(String(errors[0]?.obj.error), /project "demo" had 2 permission\(s\) and now has none, which would allow every authenticated user; restart the server/)
+  })
+
+  it('accepts a registry whose permissions became empty when the server starts with it', () => {
+    const path = registryFile(registryBytes({ permissions: {} }))
+    assert.deepEqual(open(path).permissionsFor(), [])
+  })
+
+  it('serves one version or the next to a request, never a mix', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] }, featureViews: [{ name: 'old_view', project: 'demo' }] }))
+    const registry = open(path)
+    const before = registry.projectView()
+    replaceFile(path, registryBytes({ permissions: { demo: [WRITERS] }, featureViews: [{ name: 'new_view', project: 'demo' }] }))
+    assert.equal(await registry.refresh(), 'updated')
+    // A request that took the project view before the swap keeps a consistent old version.
+    assert.deepEqual(before?.permissions, [READERS])
+    assert.equal(before?.find('FeatureView', 'old_view')?.name, 'old_view')
+    assert.equal(registry.featureView('new_view')?.name, 'new_view')
+    assert.equal(registry.featureView('old_view'), undefined)
+  })
+})
+
+describe('the UI sample registry as a live source', () => {
+  it('loads from the shared fixtures without copying them', () => {
+    assert.ok(readFileSync(SAMPLE_REGISTRY).length > 0)
+    const registry = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0 })
+    opened.push(registry)
+    assert.equal(registry.hasProject('credit_scoring_aws'), true)
+  })
+})

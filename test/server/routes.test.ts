@@ -1,0 +1,288 @@
+/**
+ * The reference feature server over HTTP, with real tokens from a real OpenID provider and the
+ * sample permissions and registry of fixtures/server/: every route, each outcome (200, 401,
+ * 403), and malformed bodies (4xx with a message, never 500).
+ */
+import assert from 'node:assert/strict'
+import { fileURLToPath } from 'node:url'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
+import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
+import { loadRegistryFile } from '../../src/server/registry-yaml.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+
+const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/server/${name}`, import.meta.url))
+
+let provider: TestProvider
+const servers: FastifyInstance[] = []
+const tokens: Record<'reader' | 'writer' | 'nobody', string> = { reader: '', writer: '', nobody: '' }
+
+async function startServer (permissions: NonNullable<ReferenceServerOptions['permissions']>): Promise<string> {
+  const app = await buildReferenceServer({
+    config: { project: 'driver_ranking', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
+    permissions,
+    registry: loadRegistryFile(fixture('registry.yaml'))
+  })
+  servers.push(app)
+  return await app.listen({ host: '127.0.0.1', port: 0 })
+}
+
+let url: string
+before(async () => {
+  provider = await startOidcProvider()
+  const withRoles = (username: string, roles: string[]) => ({ preferred_username: username, resource_access: { [provider.clientId]: { roles } } })
+  tokens.reader = await provider.issue(withRoles('rita', ['reader']))
+  tokens.writer = await provider.issue(withRoles('walt', ['writer']))
+  tokens.nobody = await provider.issue(withRoles('nora', []))
+  url = await startServer(fixture('permissions.yaml'))
+})
+
+after(async () => {
+  for (const app of servers) await app.close()
+  await provider.close()
+})
+
+interface Reply { status: number, headers: Headers, body: any }
+
+async function call (base: string, method: 'GET' | 'POST', path: string, who: keyof typeof tokens | undefined, body?: unknown, raw?: string): Promise<Reply> {
+  const headers: Record<string, string> = {}
+  if (who !== undefined) headers.authorization = `Bearer ${tokens[who]}`
+  if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json'
+  const response = await fetch(`${base}${path}`, { method, headers, ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}) })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) }
+}
+const get = async (path: string, who?: keyof typeof tokens) => await call(url, 'GET', path, who)
+const post = async (path: string, who: keyof typeof tokens | undefined, body?: unknown) => await call(url, 'POST', path, who, body)
+
+const SERVICE_READ = { feature_service: 'driver_activity', entities: { driver_id: [1001, 1999] } }
+const PUSH = { push_source_name: 'driver_stats_push', to: 'online', df: { driver_id: [1500], conv_rate: [0.25], trips_today: [4], event_timestamp: ['2026-11-20T08:00:00Z'] } }
+const WRITE = { feature_view_name: 'driver_hourly_stats', df: { driver_id: [1600], conv_rate: [0.33], acc_rate: [0.5] } }
+
+describe('GET /health', () => {
+  test('is open: 200 without a token', async () => {
+    const reply = await get('/health')
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body, { status: 'ok' })
+  })
+})
+
+describe('POST /get-online-features', () => {
+  test('with a feature service, a reader gets the values in Feast\'s response shape', async () => {
+    const reply = await post('/get-online-features', 'reader', SERVICE_READ)
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body, {
+      metadata: { feature_names: ['driver_id', 'conv_rate', 'acc_rate', 'conv_rate_plus_acc'] },
+      results: [
+        { values: [1001, 1999], statuses: ['PRESENT', 'PRESENT'], event_timestamps: ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00Z'] },
+        { values: [0.52, null], statuses: ['PRESENT', 'NOT_FOUND'], event_timestamps: ['2026-11-01T10:00:00Z', '1970-01-01T00:00:00Z'] },
+        { values: [0.91, null], statuses: ['PRESENT', 'NOT_FOUND'], event_timestamps: ['2026-11-01T10:00:00Z', '1970-01-01T00:00:00Z'] },
+        { values: [1.43, null], statuses: ['PRESENT', 'NOT_FOUND'], event_timestamps: ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00Z'] }
+      ]
+    })
+  })
+
+  test('with feature references and full_feature_names, names are view__feature', async () => {
+    const reply = await post('/get-online-features', 'reader', { features: ['driver_hourly_stats:avg_daily_trips', 'driver_live_stats:trips_today'], entities: { driver_id: [1001] }, full_feature_names: true })
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body.metadata.feature_names, ['driver_id', 'driver_hourly_stats__avg_daily_trips', 'driver_live_stats__trips_today'])
+    assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [[1001], [14], [3]])
+  })
+
+  test('a user without roles gets 403', async () => {
+    const reply = await post('/get-online-features', 'nobody', SERVICE_READ)
+    assert.equal(reply.status, 403)
+    assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:driver_activity')
+  })
+
+  test('without a token: 401 with a Bearer challenge, before the body is looked at', async () => {
+    const reply = await call(url, 'POST', '/get-online-features', undefined, undefined, '{not json')
+    assert.equal(reply.status, 401)
+    assert.equal(reply.headers.get('www-authenticate'), 'Bearer realm="feast"')
+  })
+
+  test('an unknown feature view is 404 naming it', async () => {
+    const reply = await post('/get-online-features', 'reader', { features: ['nope:x'], entities: { driver_id: [1] } })
+    assert.equal(reply.status, 404)
+    assert.match(reply.body.message, /feature view "nope" is not in the registry/)
+  })
+
+  test('both features and feature_service is 422', async () => {
+    const reply = await post('/get-online-features', 'reader', { ...SERVICE_READ, features: ['driver_hourly_stats:conv_rate'] })
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /exactly one of "features"/)
+  })
+
+  test('a body without entities is 422 naming the missing property', async () => {
+    const reply = await post('/get-online-features', 'reader', { feature_service: 'driver_activity' })
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /entities/)
+  })
+
+  test('features given as a string, not a list, is 422 (no silent coercion)', async () => {
+    const reply = await post('/get-online-features', 'reader', { features: 'driver_hourly_stats:conv_rate', entities: { driver_id: [1001] } })
+    assert.equal(reply.status, 422)
+  })
+
+  test('entity columns of different lengths are 422', async () => {
+    const reply = await post('/get-online-features', 'reader', { features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1001, 1002], other: [1] } })
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /same length/)
+  })
+
+  test('a body that is not JSON is 400 with a message', async () => {
+    const reply = await call(url, 'POST', '/get-online-features', 'reader', undefined, '{"features": [')
+    assert.equal(reply.status, 400)
+    assert.match(reply.body.message, /JSON/)
+  })
+})
+
+describe('POST /push', () => {
+  test('a writer pushes to the online store and the rows are then served', async () => {
+    const reply = await post('/push', 'writer', PUSH)
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body.feature_views, ['driver_hourly_stats', 'driver_live_stats'])
+    const read = await post('/get-online-features', 'reader', { features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1500] } })
+    assert.deepEqual(read.body.results[1], { values: [0.25], statuses: ['PRESENT'], event_timestamps: ['2026-11-20T08:00:00Z'] })
+  })
+
+  test('a reader gets 403 on the first view fed by the push source', async () => {
+    const reply = await post('/push', 'reader', PUSH)
+    assert.equal(reply.status, 403)
+    assert.equal(reply.body.message, 'Permission denied: [WRITE_ONLINE] on FeatureView:driver_hourly_stats')
+  })
+
+  test('to=offline asks for WRITE_OFFLINE', async () => {
+    const reply = await post('/push', 'reader', { ...PUSH, to: 'offline' })
+    assert.equal(reply.status, 403)
+    assert.match(reply.body.message, /\[WRITE_OFFLINE\]/)
+    assert.equal((await post('/push', 'writer', { ...PUSH, to: 'offline' })).status, 200)
+  })
+
+  test('without a token: 401', async () => {
+    assert.equal((await post('/push', undefined, PUSH)).status, 401)
+  })
+
+  test('an unknown "to" is 422 naming the accepted values, not 500', async () => {
+    const reply = await post('/push', 'writer', { ...PUSH, to: 'everywhere' })
+    assert.equal(reply.status, 422)
+    assert.equal(reply.body.message, '"to" must be one of online, offline, online_and_offline, got "everywhere"')
+  })
+
+  test('an unknown push source is 404', async () => {
+    assert.equal((await post('/push', 'writer', { ...PUSH, push_source_name: 'nope' })).status, 404)
+  })
+
+  test('a data frame without the join key is 422', async () => {
+    const reply = await post('/push', 'writer', { ...PUSH, df: { conv_rate: [0.1] } })
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /join key/)
+  })
+
+  test('a bad event timestamp is 422, not 500', async () => {
+    const reply = await post('/push', 'writer', { ...PUSH, df: { ...PUSH.df, event_timestamp: ['yesterday'] } })
+    assert.equal(reply.status, 422)
+  })
+})
+
+describe('POST /write-to-online-store', () => {
+  test('a writer writes rows', async () => {
+    const reply = await post('/write-to-online-store', 'writer', WRITE)
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body, { feature_view_name: 'driver_hourly_stats', rows: 1 })
+  })
+
+  test('a reader gets 403', async () => {
+    assert.equal((await post('/write-to-online-store', 'reader', WRITE)).status, 403)
+  })
+
+  test('without a token: 401', async () => {
+    assert.equal((await post('/write-to-online-store', undefined, WRITE)).status, 401)
+  })
+
+  test('an unknown view is 404 and a missing df is 422', async () => {
+    assert.equal((await post('/write-to-online-store', 'writer', { ...WRITE, feature_view_name: 'nope' })).status, 404)
+    assert.equal((await post('/write-to-online-store', 'writer', { feature_view_name: 'driver_hourly_stats' })).status, 422)
+  })
+})
+
+describe('POST /materialize and /materialize-incremental', () => {
+  test('a writer materializes every view with an online table', async () => {
+    const reply = await post('/materialize', 'writer', { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' })
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body, { materialized: ['driver_hourly_stats', 'driver_live_stats', 'experimental_scores'] })
+  })
+
+  test('a reader gets 403 on /materialize', async () => {
+    assert.equal((await post('/materialize', 'reader', { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' })).status, 403)
+  })
+
+  test('a writer materializes named views incrementally; a reader gets 403', async () => {
+    const body = { end_ts: '2026-11-02T00:00:00Z', feature_views: ['driver_hourly_stats'] }
+    const reply = await post('/materialize-incremental', 'writer', body)
+    assert.equal(reply.status, 200)
+    assert.deepEqual(reply.body, { materialized: ['driver_hourly_stats'] })
+    assert.equal((await post('/materialize-incremental', 'reader', body)).status, 403)
+  })
+
+  test('without a token: 401', async () => {
+    assert.equal((await post('/materialize-incremental', undefined, { end_ts: '2026-11-02T00:00:00Z' })).status, 401)
+  })
+
+  test('a timestamp that is not a date is 422, and so is materializing an on-demand view', async () => {
+    assert.equal((await post('/materialize', 'writer', { start_ts: 'soon', end_ts: '2026-11-02T00:00:00Z' })).status, 422)
+    assert.equal((await post('/materialize-incremental', 'writer', { end_ts: '2026-11-02T00:00:00Z', feature_views: ['driver_transforms'] })).status, 422)
+  })
+})
+
+describe('GET /api/v1/feature_views', () => {
+  const names = (reply: Reply): string[] => reply.body.featureViews.map((view: { spec: { name: string } }) => view.spec.name)
+
+  test('a reader sees the views its name-scoped DESCRIBE permission allows', async () => {
+    const reply = await get('/api/v1/feature_views', 'reader')
+    assert.equal(reply.status, 200)
+    assert.deepEqual(names(reply), ['driver_hourly_stats', 'driver_live_stats', 'driver_transforms'])
+  })
+
+  test('a writer also sees the experimental view', async () => {
+    assert.deepEqual(names(await get('/api/v1/feature_views', 'writer')), ['driver_hourly_stats', 'driver_live_stats', 'driver_transforms', 'experimental_scores'])
+  })
+
+  test('a user without roles gets an empty list: name-scoped denials hide, they do not refuse', async () => {
+    const reply = await get('/api/v1/feature_views', 'nobody')
+    assert.equal(reply.status, 200)
+    assert.deepEqual(names(reply), [])
+  })
+
+  test('without a token: 401', async () => {
+    assert.equal((await get('/api/v1/feature_views')).status, 401)
+  })
+
+  test('another project is 404', async () => {
+    assert.equal((await get('/api/v1/feature_views?project=other', 'reader')).status, 404)
+  })
+})
+
+describe('rules that need other permissions', () => {
+  let other: string
+  before(async () => {
+    other = await startServer([
+      permission({ name: 'online-writers', types: ['FeatureView'], actions: ['WRITE_ONLINE'], policy: roleBasedPolicy(['writer']) }),
+      permission({ name: 'offline-writers', types: ['FeatureView'], actions: ['WRITE_OFFLINE'], policy: roleBasedPolicy(['writer']) }),
+      permission({ name: 'describers', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['writer']) })
+    ])
+  })
+
+  test('online_and_offline needs one permission covering both writes: two permissions do not combine', async () => {
+    assert.equal((await call(other, 'POST', '/push', 'writer', PUSH)).status, 200)
+    const both = await call(other, 'POST', '/push', 'writer', { ...PUSH, to: 'online_and_offline' })
+    assert.equal(both.status, 403)
+    assert.equal(both.body.message, 'Permission denied: [WRITE_OFFLINE, WRITE_ONLINE] on FeatureView:driver_hourly_stats')
+  })
+
+  test('listing is refused with 403 when the denying permission is not scoped by name', async () => {
+    const reply = await call(other, 'GET', '/api/v1/feature_views', 'reader')
+    assert.equal(reply.status, 403)
+  })
+})
