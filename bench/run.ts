@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { planCores, type CorePlan } from './lib/cores.ts'
 import { startIdpServer, type IdpServer } from './lib/idp-server.ts'
 import { kubernetesUnavailable, startKubeFixture, type KubeFixture } from './lib/kube-fixture.ts'
-import { fetchStatus, rotating, runLoad, type LoadResult, type TokenSource } from './lib/load.ts'
+import { fetchStatus, rotating, runLoad, sampleToken, type LoadResult, type TokenSource } from './lib/load.ts'
 import { topSelfTime } from './lib/profile.ts'
 import { evaluateTargets, median, mib, renderTable, renderVerdicts, type CryptoLimit, type FloodResult, type MemoryResult, type ScenarioRuns } from './lib/report.ts'
 import { startServer, type ServerProcess } from './lib/server-process.ts'
@@ -148,8 +148,7 @@ function configEnv (fixture: Fixture, extra: Record<string, string> = {}): Recor
 
 function tokenSourceFor (fixture: Fixture, scenario: Scenario): TokenSource {
   if (scenario.tokens === 'pool') return rotating(fixture.pool)
-  const token = scenario.tokens === 'kubernetes' ? fixture.kube!.token : fixture.repeatToken
-  return () => token
+  return scenario.tokens === 'kubernetes' ? fixture.kube!.token : fixture.repeatToken
 }
 
 async function measureScenario (fixture: Fixture, scenario: Scenario, result: ScenarioRuns, round: string): Promise<void> {
@@ -158,7 +157,7 @@ async function measureScenario (fixture: Fixture, scenario: Scenario, result: Sc
   const server = await startServer(scenario.server, { cores: fixture.cores, env })
   try {
     const tokens = tokenSourceFor(fixture, scenario)
-    await checkServer(fixture, scenario, server, tokens())
+    await checkServer(fixture, scenario, server, sampleToken(tokens))
     await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds })
     const callsBefore = fixture.kube?.perRequestCalls() ?? 0
     const run = await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.durationSeconds, serverCpuSeconds: server.cpuSeconds })
@@ -217,7 +216,7 @@ async function runFlood (fixture: Fixture): Promise<FloodResult> {
   log(`unknown-kid flood: ${settings.floodRequests} requests over ${settings.floodSeconds} s beside valid traffic`)
   const server = await startServer('feast-oidc', { cores: fixture.cores, env: configEnv(fixture) })
   try {
-    const valid = (): string => fixture.repeatToken
+    const valid = fixture.repeatToken
     await runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: settings.warmupSeconds })
     // The reference: the same valid traffic on the same server just before the flood.
     const baseline = await runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: Math.min(settings.floodSeconds, settings.durationSeconds), serverCpuSeconds: server.cpuSeconds })
@@ -254,7 +253,7 @@ async function runMemory (fixture: Fixture): Promise<MemoryResult> {
   log(`memory: ${settings.memoryTokens.toLocaleString('en-US')} distinct tokens through one server`)
   const server = await startServer('feast-oidc', { cores: fixture.cores, env: configEnv(fixture), nodeFlags: ['--expose-gc'] })
   try {
-    await runLoad({ url: server.url, path: ROUTE, tokens: () => fixture.repeatToken, connections: settings.connections, durationSeconds: settings.warmupSeconds })
+    await runLoad({ url: server.url, path: ROUTE, tokens: fixture.repeatToken, connections: settings.connections, durationSeconds: settings.warmupSeconds })
     const before = await server.memory()
     let peak = before.rss
     let next = 20_000_000
@@ -300,7 +299,7 @@ async function profileRun (fixture: Fixture): Promise<void> {
   rmSync(dir, { recursive: true, force: true })
   const out: string[] = []
   const profiled: Array<{ id: string, label: string, tokens: TokenSource, expectOk: boolean }> = [
-    { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', tokens: () => fixture.repeatToken, expectOk: true },
+    { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', tokens: fixture.repeatToken, expectOk: true },
     { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${fixture.pool.length.toLocaleString('en-US')} distinct tokens`, tokens: rotating(fixture.pool), expectOk: true },
     { id: 'feast-oidc-unknown-kid', label: 'feast-authz OIDC, random-kid tokens only (every request a 401)', tokens: () => unknownKidToken(fixture.repeatToken), expectOk: false }
   ]
@@ -310,7 +309,7 @@ async function profileRun (fixture: Fixture): Promise<void> {
     let run: LoadResult
     let window: { from: number, to: number }
     try {
-      const status = await fetchStatus(`${server.url}${ROUTE}`, target.tokens())
+      const status = await fetchStatus(`${server.url}${ROUTE}`, sampleToken(target.tokens))
       if (status !== (target.expectOk ? 200 : 401)) throw new Error(`${target.id}: unexpected status ${status}`)
       await runLoad({ url: server.url, path: ROUTE, tokens: target.tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds })
       const from = await server.clock()

@@ -29,8 +29,8 @@ export {
 } from './permissions/index.ts'
 
 export {
-  openRegistryFromConfig, openFeastRegistry, loadRegistryFile,
-  type FeastRegistry, type FeastRegistryOptions, type RegistrySnapshot, type RegistryProject
+  openRegistryFromConfig, openFeastRegistry, loadRegistryFile, readRegistrySetting, encodeRegistry, UNKNOWN_PROJECT_PERMISSIONS,
+  type FeastRegistry, type FeastRegistryOptions, type RegistrySnapshot, type RegistryProject, type RefreshOutcome, type RegistrySetting
 } from './registry/index.ts'
 
 export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject } from './operator/index.ts'

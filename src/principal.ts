@@ -1,4 +1,10 @@
-/** How a principal was established. */
+/**
+ * How a principal was established: a provider token (`oidc`), a Kubernetes TokenReview
+ * (`kubernetes`), a signed intra-server token (`intra`), or no authentication (`no_auth`).
+ *
+ * WARNING: an `intra` principal passes every permission check: it is the servers of one
+ * deployment calling each other with the `INTRA_COMMUNICATION_BASE64` secret.
+ */
 export type AuthSource = 'oidc' | 'kubernetes' | 'intra' | 'no_auth'
 
 /**
@@ -6,9 +12,13 @@ export type AuthSource = 'oidc' | 'kubernetes' | 'intra' | 'no_auth'
  * Every list keeps the order the identity source gave, without duplicates.
  */
 export interface Principal {
+  /** Who the caller is: the token's username claim (OIDC), or the user TokenReview reports (Kubernetes). */
   readonly username: string
+  /** Roles `roleBasedPolicy` matches (exact, case-sensitive). */
   readonly roles: readonly string[]
+  /** Groups `groupBasedPolicy` matches. */
   readonly groups: readonly string[]
+  /** Namespaces `namespaceBasedPolicy` matches (Kubernetes: the service account's namespace and `system:serviceaccounts:<ns>` groups). */
   readonly namespaces: readonly string[]
   /** `no_auth` marks the anonymous principal of an unauthenticated server. */
   readonly source: AuthSource

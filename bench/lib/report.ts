@@ -51,6 +51,8 @@ export interface Verdict {
 
 /** Below this share of its core, a server was not what limited the run (the machine was busy). */
 const SATURATED = 0.8
+/** Above this share of its core, autocannon itself was the limit. */
+const GENERATOR_BOUND = 0.9
 
 export function median (values: readonly number[]): number {
   const finite = values.filter(Number.isFinite)
@@ -114,11 +116,14 @@ function compare (target: string, value: Summary | undefined, base: Summary | un
   const byRps = value.rps / base.rps
   const byCpu = base.cpuMicros / value.cpuMicros
   const saturated = value.serverCpu >= SATURATED && base.serverCpu >= SATURATED
-  const useCpu = Number.isFinite(byCpu) && (basis === 'cpu' || (basis === 'auto' && !saturated))
+  const generatorBound = value.generatorCpu >= GENERATOR_BOUND || base.generatorCpu >= GENERATOR_BOUND
+  const useCpu = Number.isFinite(byCpu) && (basis === 'cpu' || (basis === 'auto' && (!saturated || generatorBound)))
   const chosen = useCpu ? byCpu : byRps
   const why = basis !== 'auto'
     ? `BENCH_BASIS=${basis}`
-    : saturated ? 'both servers saturated' : `server not saturated (${percent(value.serverCpu)} / ${percent(base.serverCpu)} of a core): the machine was busy`
+    : generatorBound
+      ? `autocannon saturated (${percent(value.generatorCpu)} / ${percent(base.generatorCpu)} of its core): req/s measures the load generator`
+      : saturated ? 'both servers saturated' : `server not saturated (${percent(value.serverCpu)} / ${percent(base.serverCpu)} of a core): the machine was busy`
   return {
     target,
     status: chosen >= minimum ? 'PASS' : 'FAIL',

@@ -4,7 +4,10 @@ import type { AuthLogger } from '../logging.ts'
 import { AuthError } from '../managers/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
 import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../observability/channels.ts'
+import { createLogThrottle } from '../observability/throttle.ts'
 import { ANONYMOUS, type Principal } from '../principal.ts'
+
+const outageThrottle = createLogThrottle()
 
 export interface AuthenticationStep {
   readonly manager: AuthManager
@@ -40,20 +43,29 @@ export function reportAuthentication (
   startedAt: number,
   outcome: { principal: Principal } | { error: unknown }
 ): void {
-  const publish = authenticateChannel.hasSubscribers
-  const failed = 'error' in outcome
-  const level = !failed ? 'debug' : outcome.error instanceof AuthError && outcome.error.status === 401 ? 'info' : 'error'
-  if (!publish && log.isLevelEnabled?.(level) === false) return
-  const event: AuthenticateEvent = {
-    outcome: !failed ? 'success' : level === 'info' ? 'failure' : 'error',
-    ...(failed ? { code: outcome.error instanceof AuthError ? outcome.error.code : 'internal_error' } : { username: outcome.principal.username, source: outcome.principal.source }),
-    ...fingerprintOf(authorization),
-    durationMs: elapsedMs(startedAt)
-  }
-  if (publish) authenticateChannel.publish(event)
-  const message = !failed ? 'authenticated' : level === 'info' ? 'authentication rejected' : 'authentication could not be completed'
-  if (level === 'error') log.error({ event: 'authentication', ...event, err: (outcome as { error: unknown }).error }, message)
-  else log[level]({ event: 'authentication', ...event }, message)
+  // Reporting must never decide a request: a throwing logger or subscriber is ignored here.
+  try {
+    const publish = authenticateChannel.hasSubscribers
+    const failed = 'error' in outcome
+    const level = !failed ? 'debug' : outcome.error instanceof AuthError && outcome.error.status === 401 ? 'info' : 'error'
+    if (!publish && log.isLevelEnabled?.(level) === false) return
+    const event: AuthenticateEvent = {
+      outcome: !failed ? 'success' : level === 'info' ? 'failure' : 'error',
+      ...(failed ? { code: outcome.error instanceof AuthError ? outcome.error.code : 'internal_error' } : { username: outcome.principal.username, source: outcome.principal.source }),
+      ...fingerprintOf(authorization),
+      durationMs: elapsedMs(startedAt)
+    }
+    if (publish) authenticateChannel.publish(event)
+    const message = !failed ? 'authenticated' : level === 'info' ? 'authentication rejected' : 'authentication could not be completed'
+    if (level !== 'error') {
+      log[level]({ event: 'authentication', ...event }, message)
+      return
+    }
+    // An outage fails every request alike: one error line per code and 10 s, the rest at debug.
+    const { log: first, suppressed } = outageThrottle(event.code ?? 'internal_error')
+    if (first) log.error({ event: 'authentication', ...event, ...(suppressed > 0 ? { suppressed } : {}), err: (outcome as { error: unknown }).error }, message)
+    else log.debug({ event: 'authentication', ...event }, message)
+  } catch {}
 }
 
 // The credential part of the header, only for the fingerprint (the token itself is never logged).

@@ -30,6 +30,7 @@ declare global {
 /** A permission requirement on an Express route. */
 export type ExpressPermissionSpec = PermissionSpec<Request>
 
+/** Options of {@link feastAuthzExpress}: the same as the Fastify plugin's, without `healthRoute`. */
 export type FeastAuthzExpressOptions = AuthzOptions
 
 /** What `feastAuthzExpress()` returns. */
@@ -76,11 +77,14 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
   try {
     gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
   } catch (error) {
+    // A bad permissions option: release the registry and the manager before reporting it.
     authz.close()
+    void manager.close()
     throw error
   }
   // Express has no startup hook: start fetching keys now, without holding anyone up.
-  void manager.warmUp()
+  // warmUp reports its own failures; a stray rejection must not become a process-killing unhandled one.
+  manager.warmUp().catch(() => {})
 
   const authenticate: RequestHandler = async (req, res, next) => {
     const startedAt = performance.now()

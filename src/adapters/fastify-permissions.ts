@@ -44,17 +44,38 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
     }
   })
 
-  // Route config is compiled when the route is added (a bad spec fails at startup) and becomes
-  // one more route-level preHandler, so routes without a permission pay nothing.
+  // Route-config permissions are enforced by a global preHandler reading the route's own config,
+  // so they hold for every route, including routes declared before the plugin finished loading
+  // (an un-awaited register): onRoute only sees the routes added after it.
+  const compiledSpecs = new WeakMap<FastifyPermissionSpec, CompiledPermissionSpec<FastifyRequest>>()
+  const compiledFor = (spec: FastifyPermissionSpec): CompiledPermissionSpec<FastifyRequest> => {
+    let compiled = compiledSpecs.get(spec)
+    if (compiled === undefined) {
+      compiled = gate.compile(spec)
+      compiledSpecs.set(spec, compiled)
+    }
+    return compiled
+  }
+  // Compiling as routes are added makes a bad spec fail at startup, for every route onRoute sees.
   fastify.addHook('onRoute', (route) => {
     const spec = (route.config as { feastAuthz?: { permission?: FastifyPermissionSpec } } | undefined)?.feastAuthz?.permission
-    if (spec === undefined) return
-    const compiled = gate.compile(spec)
-    const check: preHandlerAsyncHookHandler = async function feastAuthzRoutePermission (request, reply) {
-      return await enforce(gate, compiled, request, reply)
+    if (spec !== undefined) compiledFor(spec)
+  })
+  // A callback hook: routes without a permission pay one property lookup, no promise.
+  fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const spec = request.routeOptions.config.feastAuthz?.permission
+    if (spec === undefined) { done(); return }
+    let compiled: CompiledPermissionSpec<FastifyRequest>
+    try {
+      compiled = compiledFor(spec)
+    } catch (error) {
+      done(error as Error)
+      return
     }
-    const existing = route.preHandler
-    route.preHandler = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])]
+    enforce(gate, compiled, request, reply).then(
+      (sent) => { if (sent === undefined) done() },
+      (error: unknown) => { done(error as Error) }
+    )
   })
 }
 

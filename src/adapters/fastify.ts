@@ -15,7 +15,12 @@ import { createPermissionGate } from './require-permission.ts'
 
 /** Per-route settings, under `config.feastAuthz` of a route. */
 export interface RouteAuthzConfig {
-  /** `true` skips authentication for this route (health checks, metrics). */
+  /**
+   * `true` skips authentication for this route (health checks, metrics).
+   *
+   * WARNING: anyone who can reach the server can call a public route, `request.principal` is
+   * `null` there, and a `permission` on it answers 401. Keep it for routes that reveal nothing.
+   */
   readonly public?: boolean
   /** A permission this route requires (checked in a preHandler, after body validation). */
   readonly permission?: FastifyPermissionSpec
@@ -40,17 +45,25 @@ declare module 'fastify' {
     principal: Principal | null
   }
   interface FastifyInstance {
+    /** The plugin's configuration, health and registry (see {@link FeastAuthzDecorator}). */
     feastAuthz: FeastAuthzDecorator
   }
   interface FastifyContextConfig {
+    /** feast-authz settings of this route: `public`, `permission`. */
     feastAuthz?: RouteAuthzConfig
   }
 }
 
+/** Options of the Fastify plugin: the shared {@link AuthzOptions}, plus `healthRoute`. */
 export interface FeastAuthzOptions extends AuthzOptions {
   /**
    * Registers a public `GET` route at this path answering 200 when the identity source is
    * ready (OIDC keys loaded, RoleBinding informer synced) and 503 otherwise, with the details.
+   *
+   * WARNING: use it as a readiness probe, not a liveness probe: while the identity provider or
+   * the API server is unreachable it answers 503, and a liveness probe would restart every pod
+   * during the provider's outage. It needs no token, so it tells anyone who can reach it the
+   * auth type and those details (key counts, namespace, sync state).
    */
   readonly healthRoute?: string
 }
@@ -64,7 +77,9 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   try {
     gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
   } catch (error) {
+    // A bad permissions option: release the registry and the manager before reporting it.
     authz.close()
+    await manager.close()
     throw error
   }
   fastify.decorateRequest('principal', null)
@@ -115,13 +130,15 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   if (options.healthRoute !== undefined) {
     fastify.get(options.healthRoute, { config: { feastAuthz: { public: true } } }, async (_request, reply) => {
       const health = manager.health()
-      return await reply.code(health.ready ? 200 : 503).send({ ready: health.ready, type: manager.type, detail: health.detail })
+      // Public, so only the verdict: the details (namespaces, cache sizes) stay in fastify.feastAuthz.health().
+      return await reply.code(health.ready ? 200 : 503).send({ ready: health.ready, type: manager.type })
     })
   }
 
   fastify.addHook('onReady', async () => {
     // Not awaited: a slow or down provider must not hold the server's startup.
-    void manager.warmUp()
+    // warmUp reports its own failures; a stray rejection must not become a process-killing unhandled one.
+    manager.warmUp().catch(() => {})
   })
   fastify.addHook('onClose', async () => {
     authz.close()

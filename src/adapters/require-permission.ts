@@ -100,10 +100,14 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
       if (result.dropped.length > 0) log.debug({ username: principal.username, hidden: result.dropped.map(({ decision }) => describeDecision(decision)) }, 'resources hidden by permissions')
       return { allowed: true, resources: result.allowed }
     }
+    // "Every resource is allowed" is vacuously true of none: a check that saw nothing grants nothing.
+    if (resources.length === 0) {
+      log.info({ username: principal.username, actions }, 'permission denied: the route named no resource to check')
+      return { allowed: false, rejection: forbidden(`Permission denied: [${actions.join(', ')}] on no resource`) }
+    }
     let grantedBy: string | undefined
     for (const resource of resources) {
       const decision = decide(permissions, principal, resource, actions)
-      if (decision.noPermissionsDefined) warnNoPermissions(logger)
       if (!decision.allowed) return deny(decision, principal, log)
       grantedBy ??= decision.explanation.find((verdict) => verdict.applied && verdict.policyGranted)?.permission
     }

@@ -23,14 +23,21 @@ export interface AuthzOptions {
   readonly realm?: string
   /** Advanced OIDC key-set tuning. */
   readonly oidc?: ManagerOptions['oidc']
-  /** A manager built elsewhere (shared between servers, or custom); `config` is then only read for its type. */
+  /**
+   * A manager built elsewhere (shared between servers, or custom); `config` is then only read for its type.
+   *
+   * WARNING: a custom manager is trusted completely: whatever principal it returns is the caller.
+   */
   readonly manager?: AuthManager
   /**
    * The permissions `requirePermission` enforces: a list, the path of a permissions YAML file,
    * or a source asked on every check (a registry). When not given and `feature_store.yaml`
    * names a Feast registry file (`registry`), its permissions are used and followed as it
-   * changes (docs/registry.md). None, or an empty list, allows every authenticated caller and
-   * logs a warning once (spec 5.6.3).
+   * changes (docs/registry.md).
+   *
+   * WARNING: none, or an empty list (or a source that returns none), allows every authenticated
+   * caller every action on every resource, as Feast does; only a warning is logged, once (spec
+   * 5.6.3). Routes with `requirePermission` then check nothing but authentication.
    */
   readonly permissions?: readonly Permission[] | string | PermissionSource
 }
@@ -66,6 +73,7 @@ export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openReg
   if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
     throw new TypeError(`feast-authz: maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
   }
+  checkOidcTuning(options.oidc)
   const { auth, file } = loadAuthConfig(options.config)
   // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
@@ -115,4 +123,20 @@ export function openPermissionRegistry (file: FeatureStoreFile, logger: AuthLogg
     logger.info({ registry: registry.path, project: registry.project }, 'feast-authz: permissions come from the Feast registry')
   }
   return registry
+}
+
+// NaN or Infinity here would unbound a cache or lift the unknown-kid rate limit: refuse them.
+function checkOidcTuning (tuning: AuthzOptions['oidc']): void {
+  if (tuning === undefined) return
+  const rules: Array<[keyof NonNullable<AuthzOptions['oidc']>, (value: number) => boolean, string]> = [
+    ['verifiedTokenCacheSize', (value) => Number.isInteger(value) && value >= 0 && value <= 10_000_000, 'an integer from 0 to 10000000'],
+    ['unknownKidCooldownSeconds', (value) => Number.isFinite(value) && value >= 0 && value <= 86_400, 'a number of seconds from 0 to 86400'],
+    ['failureBackoffSeconds', (value) => Number.isFinite(value) && value >= 0 && value <= 3_600, 'a number of seconds from 0 to 3600']
+  ]
+  for (const [name, valid, expected] of rules) {
+    const value = tuning[name]
+    if (value !== undefined && (typeof value !== 'number' || !valid(value))) {
+      throw new TypeError(`feast-authz: oidc.${name} must be ${expected}, got ${String(value)}`)
+    }
+  }
 }

@@ -7,12 +7,15 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
 /** The wrapped fetch, with the token provider it uses (call `provider.close()` when done). */
 export type AuthFetch = FetchFunction & { readonly provider: TokenProvider }
 
+/** Options of {@link createAuthFetch}: the token provider's, plus what to wrap and where tokens may go. */
 export interface AuthFetchOptions extends TokenProviderOptions {
   /** The fetch to wrap. Default `globalThis.fetch`. */
   readonly fetch?: FetchFunction | undefined
   /**
    * Origins (`https://feast.example.com`) the token may be sent to. Default: every origin.
-   * Set it when the same fetch also calls third parties, so they never see the token.
+   *
+   * WARNING: without it the token goes to every URL this fetch is called with. Set it when the
+   * same fetch may call anything but the feature servers, so third parties never see the token.
    */
   readonly allowedOrigins?: readonly string[] | undefined
 }
@@ -27,6 +30,18 @@ export interface AuthFetchOptions extends TokenProviderOptions {
  * When the server answers 401, the token is dropped from the cache and the request is sent
  * once more with a fresh token, if there is a different one and the body can be sent again
  * (not a one-shot stream). Under `no_auth` requests go out unchanged.
+ *
+ * @example
+ * ```ts
+ * import { createAuthFetch, loadClientAuthConfig } from 'feast-authz/client'
+ * const authFetch = createAuthFetch(loadClientAuthConfig('./feature_store.yaml'), {
+ *   allowedOrigins: ['https://feast.example.com'] // the token is never sent anywhere else
+ * })
+ * const response = await authFetch('https://feast.example.com/get-online-features', {
+ *   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(query)
+ * })
+ * authFetch.provider.close()
+ * ```
  */
 export function createAuthFetch (config: AuthConfig | TokenProvider, options: AuthFetchOptions = {}): AuthFetch {
   const provider = isProvider(config) ? config : createTokenProvider(config, options)

@@ -1,6 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
-import { ProviderRequestError, type HttpResponse } from '../managers/oidc/http-get.ts'
+import { collectResponse, describeTarget, type HttpResponse } from '../managers/oidc/provider-response.ts'
 
 const MAX_BODY_BYTES = 256 * 1024
 
@@ -17,7 +17,6 @@ export function httpPostForm (
 ): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(url)
-    const where = `${target.origin}${target.pathname}`
     const secure = target.protocol === 'https:'
     const body = Buffer.from(form.toString(), 'utf8')
     const request = (secure ? https : http).request(target, {
@@ -25,29 +24,8 @@ export function httpPostForm (
       agent: secure ? options.agents.https : options.agents.http,
       headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
       signal: options.signal
-    }, (response) => {
-      const chunks: Buffer[] = []
-      let size = 0
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > MAX_BODY_BYTES) {
-          response.destroy()
-          reject(new ProviderRequestError(`${where} answered more than ${MAX_BODY_BYTES} bytes`))
-          return
-        }
-        chunks.push(chunk)
-      })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }))
-      response.on('error', (error) => reject(describe(error, where)))
     })
-    request.on('error', (error) => reject(describe(error, where)))
+    collectResponse(request, describeTarget(target), MAX_BODY_BYTES, resolve, reject)
     request.end(body)
   })
-}
-
-function describe (error: Error & { code?: string }, where: string): Error {
-  if (error.name === 'AbortError' || error.name === 'TimeoutError') return new ProviderRequestError(`request to ${where} timed out`, { cause: error })
-  const tls = error.code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(error.code)
-  const hint = tls ? ' (TLS certificate not trusted: set ca_cert_path to the provider\'s CA, or verify_ssl: false for development only)' : ''
-  return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
 }

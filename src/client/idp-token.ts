@@ -1,6 +1,7 @@
 import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../logging.ts'
+import { decodeSegment } from '../managers/jwt-segments.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../managers/oidc/http-get.ts'
 import { TokenSourceError } from './errors.ts'
 import { httpPostForm } from './http-post.ts'
@@ -157,15 +158,9 @@ function expiryOf (token: string, expiresIn: unknown, now: number): number | und
 }
 
 function readExp (token: string): number | undefined {
-  const parts = token.split('.')
-  if (parts.length !== 3) return undefined
-  try {
-    const payload: unknown = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'))
-    const exp = typeof payload === 'object' && payload !== null ? (payload as { exp?: unknown }).exp : undefined
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined
-  } catch {
-    return undefined
-  }
+  if (token.split('.').length !== 3) return undefined
+  const exp = decodeSegment(token, 1)?.exp
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined
 }
 
 function parseJson (body: Buffer): unknown {

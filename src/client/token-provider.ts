@@ -22,11 +22,15 @@ export type TokenSource =
   | 'service_account_file'
   | 'LOCAL_K8S_TOKEN'
 
+/** A bearer token and where it came from. */
 export interface ResolvedToken {
+  /** The token to send (a secret: never log it). */
   readonly token: string
+  /** Where it came from, e.g. for `feast-authz token --explain`-style diagnostics. */
   readonly source: TokenSource
 }
 
+/** Options of {@link createTokenProvider}. */
 export interface TokenProviderOptions {
   /** Environment read at every call. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv | undefined
@@ -67,6 +71,19 @@ export interface TokenProvider {
  * - `kubernetes`: intra token → `user_token` → the service-account token file (re-read
  *   every time, so rotation is picked up) → `LOCAL_K8S_TOKEN`.
  * - `no_auth`: no token.
+ *
+ * WARNING: when `INTRA_COMMUNICATION_BASE64` is set, the intra-server token wins over every
+ * other source, and the servers let that identity through every permission check. Set it only
+ * in the servers of one deployment, never in a user's or a notebook's environment.
+ *
+ * @example
+ * ```ts
+ * import { createTokenProvider, loadClientAuthConfig } from 'feast-authz/client'
+ * const provider = createTokenProvider(loadClientAuthConfig('./feature_store.yaml'))
+ * const token = await provider.getToken() // undefined under no_auth
+ * const headers = token === undefined ? {} : { authorization: `Bearer ${token}` }
+ * provider.close()
+ * ```
  */
 export function createTokenProvider (config: AuthConfig, options: TokenProviderOptions = {}): TokenProvider {
   const env = (): NodeJS.ProcessEnv => options.env ?? process.env

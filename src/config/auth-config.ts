@@ -1,7 +1,13 @@
 import { ConfigError, describeValue } from './errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
-/** `auth.type: no_auth`: nothing is checked; every route is open. */
+/**
+ * `auth.type: no_auth` (also what a file without an `auth` section means): nothing is checked.
+ *
+ * WARNING: every route is open to anyone who can reach the server, and `requirePermission`
+ * allows every request (there is no caller to check). Use it only behind another gate, or
+ * for local development.
+ */
 export interface NoAuthConfig {
   readonly type: 'no_auth'
 }
@@ -12,21 +18,41 @@ export interface NoAuthConfig {
  */
 export interface OidcAuthConfig {
   readonly type: 'oidc'
+  /** The client whose roles are read from tokens (`resource_access.<client_id>.roles`); a client's id for the token flows. */
   readonly client_id?: string
+  /** The provider's `/.well-known/openid-configuration` URL. */
   readonly auth_discovery_url?: string
-  /** WARNING: `false` turns off TLS certificate checks for discovery, JWKS and token requests. */
+  /**
+   * Whether TLS certificates of the provider are checked (default `true`).
+   *
+   * WARNING: `false` turns off TLS certificate checks for discovery, JWKS and token requests:
+   * anyone on the network path can then serve their own signing keys, and every token they
+   * sign is accepted. Prefer `ca_cert_path` for a private or self-signed CA.
+   */
   readonly verify_ssl: boolean
+  /** A PEM file of the CA certificates trusted for the provider (they replace Node's default list). */
   readonly ca_cert_path?: string
+  /** When set, a token's `aud` must contain it (401 `audience_mismatch` otherwise). */
   readonly audience?: string
+  /** When set, a token's `iss` must equal it (401 `issuer_mismatch` otherwise). */
   readonly issuer?: string
+  /** How long fetched signing keys are kept before being fetched again (default 300). */
   readonly jwks_cache_lifespan_seconds: number
+  /** Bound of each discovery and key-set request (default 10). */
   readonly jwks_request_timeout_seconds: number
+  /** Client side: a fixed bearer token to send (a secret: never logged). */
   readonly token?: string
+  /** Client side: the environment variable that holds the token to send. */
   readonly token_env_var?: string
+  /** Client side: the secret of the client-credentials (or password) flow (never logged). */
   readonly client_secret?: string
+  /** Client side: the user of the resource-owner password flow. */
   readonly username?: string
+  /** Client side: that user's password (never logged). */
   readonly password?: string
+  /** Client side: how long before its expiry a fetched token is replaced (default 30). */
   readonly token_refresh_margin_seconds: number
+  /** Read by Feast's UI only; accepted so that Feast's own files load unchanged. */
   readonly ui_client_id?: string
 }
 
@@ -39,15 +65,19 @@ export interface OidcServerConfig extends OidcAuthConfig {
 /** `auth.type: kubernetes`. */
 export interface KubernetesAuthConfig {
   readonly type: 'kubernetes'
+  /** Client side: the token to send instead of the pod's service-account token (a secret: never logged). */
   readonly user_token?: string
   /** When set, sent in every TokenReview; the review must confirm one of them. */
   readonly audiences?: readonly string[]
   /** The service's namespace when it cannot be discovered (pod file, `POD_NAMESPACE`, kubeconfig). */
   readonly namespace?: string
+  /** How long a TokenReview result is reused for the same token (default 60). */
   readonly token_review_cache_ttl_seconds: number
 }
 
+/** A validated `auth` section of `feature_store.yaml`; narrow it on `type`. */
 export type AuthConfig = NoAuthConfig | OidcAuthConfig | KubernetesAuthConfig
+/** The supported values of `auth.type`: `no_auth`, `oidc`, `kubernetes`. */
 export type AuthType = AuthConfig['type']
 export const AUTH_TYPES: readonly AuthType[] = ['no_auth', 'oidc', 'kubernetes']
 
@@ -96,15 +126,18 @@ const FIELDS: Readonly<Record<AuthType, Readonly<Record<string, FieldSpec>>>> = 
 /** Names of fields whose values must never appear in logs or messages. */
 export const SECRET_FIELDS: readonly string[] = ['token', 'client_secret', 'password', 'user_token']
 
+/** Options of {@link loadAuthConfig}. */
 export interface LoadOptions {
   /**
    * `server` (default) also requires what token validation needs (`auth_discovery_url`
    * and `client_id` for oidc); `client` accepts a bare `type: oidc`.
    */
   readonly role?: 'server' | 'client'
+  /** Where `FEATURE_STORE_YAML_BASE64` is read from when no file is given. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv
 }
 
+/** What {@link loadAuthConfig} returns: the validated `auth` section and the file it came from. */
 export interface LoadedAuthConfig {
   readonly auth: AuthConfig
   /** The whole parsed file, for sections other modules read (project, registry). */
@@ -114,6 +147,13 @@ export interface LoadedAuthConfig {
 /**
  * Reads and fully validates the `auth` section of a `feature_store.yaml`.
  * Throws {@link ConfigError} naming the file, line, field, bad value and what was expected.
+ *
+ * @example
+ * ```ts
+ * import { loadAuthConfig } from 'feast-authz'
+ * const { auth } = loadAuthConfig('./feature_store.yaml')
+ * if (auth.type === 'oidc') console.log(auth.auth_discovery_url, auth.verify_ssl)
+ * ```
  */
 export function loadAuthConfig (input: FeatureStoreSource, options: LoadOptions = {}): LoadedAuthConfig {
   const file = readFeatureStoreFile(input, options.env)
@@ -126,7 +166,17 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
     throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })
   }
 
-  if (!Object.hasOwn(file.data, 'auth') || file.data.auth === null || file.data.auth === undefined) return { type: 'no_auth' }
+  if (!Object.hasOwn(file.data, 'auth')) {
+    // A misspelt section would otherwise switch authentication off without a word.
+    const lookalike = Object.keys(file.data).find((key) => key !== 'auth' && (key.toLowerCase().startsWith('auth') || editDistance(key.toLowerCase(), 'auth') <= 1))
+    if (lookalike !== undefined) {
+      return fail([lookalike], `unknown top-level key: did you mean \`auth\`? Without an \`auth\` section the server runs unauthenticated (no_auth)`)
+    }
+    return { type: 'no_auth' }
+  }
+  if (file.data.auth === null || file.data.auth === undefined) {
+    return fail(['auth'], `is empty: expected a mapping with a \`type\` field (one of ${AUTH_TYPES.join(', ')}); write \`type: no_auth\` to run without authentication on purpose`)
+  }
   const section = file.data.auth
   if (typeof section !== 'object' || Array.isArray(section)) {
     return fail(['auth'], `expected a mapping with a \`type\` field, got ${describeValue(section)}`)

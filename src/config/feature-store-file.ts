@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml'
+import { isMap, isScalar, type Document, type LineCounter } from 'yaml'
 import { ConfigError } from './errors.ts'
+import { readTextFile } from './read-text-file.ts'
+import { parseYamlDocument } from './yaml-document.ts'
 
 /**
  * Where a `feature_store.yaml` comes from:
@@ -68,17 +69,12 @@ export function fromBase64 (encoded: string): FeatureStoreFile {
 
 function fromPath (path: string | URL): FeatureStoreFile {
   const name = path instanceof URL ? path.pathname : path
-  let text: string
-  try {
-    const size = statSync(path).size
-    if (size > MAX_FILE_BYTES) throw new ConfigError(`file is ${size} bytes, larger than the ${MAX_FILE_BYTES} bytes a feature_store.yaml may have`, { source: name })
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    if (error instanceof ConfigError) throw error
-    const code = (error as { code?: string }).code
-    const reason = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory, expected a file' : (error as Error).message
-    throw new ConfigError(`cannot read the configuration: ${reason}`, { source: name }, error)
-  }
+  const text = readTextFile(path, {
+    maxBytes: MAX_FILE_BYTES,
+    kind: 'a feature_store.yaml',
+    cannotRead: 'cannot read the configuration',
+    error: (message, cause) => new ConfigError(message, { source: name }, cause)
+  })
   return fromText(text, name)
 }
 
@@ -86,20 +82,11 @@ export function fromText (text: string, source: string | undefined): FeatureStor
   if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
     throw new ConfigError(`configuration is larger than ${MAX_FILE_BYTES} bytes`, { source })
   }
-  const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
-  const problem = doc.errors[0]
-  if (problem !== undefined) {
-    const pos = lineCounter.linePos(problem.pos[0])
-    const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : problem.message.split('\n')[0] ?? 'invalid YAML'
-    throw new ConfigError(`invalid YAML: ${reason}`, { source, line: pos.line, column: pos.col })
-  }
-  let data: unknown
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIASES })
-  } catch (error) {
-    throw new ConfigError(`invalid YAML: ${(error as Error).message}`, { source })
-  }
+  const { doc, lineCounter, data: parsed } = parseYamlDocument(text, {
+    maxAliases: MAX_ALIASES,
+    error: (message, position) => new ConfigError(message, { source, line: position?.line, column: position?.column })
+  })
+  let data = parsed
   if (data === null || data === undefined) data = {}
   if (typeof data !== 'object' || Array.isArray(data) || !isMap(doc.contents)) {
     throw new ConfigError(`expected a mapping at the top of the file, got ${Array.isArray(data) ? 'a list' : typeof data}`, { source })

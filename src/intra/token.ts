@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { isCompactJws } from '../managers/compact-jws.ts'
+import { decodeSegment } from '../managers/jwt-segments.ts'
 import { errors, jwtVerify, SignJWT } from 'jose'
 import { AuthError } from '../managers/errors.ts'
 
@@ -9,17 +10,21 @@ import { AuthError } from '../managers/errors.ts'
  */
 export const INTRA_TOKEN_TYPE = 'feast-intra+jwt'
 /** `iss` and `aud` of every intra token: one more thing a provider token cannot match. */
-export const INTRA_ISSUER = 'feast-authz/intra'
+const INTRA_ISSUER = 'feast-authz/intra'
 /** Username of the intra-server principal. */
 export const INTRA_USERNAME = 'feast-authz:intra-server'
 /** Lifetime of a minted token: long enough for one call, short enough that a leaked one soon dies. */
 export const INTRA_TOKEN_LIFETIME_SECONDS = 60
 /** Clock skew tolerated between servers of one deployment. */
-export const INTRA_CLOCK_TOLERANCE_SECONDS = 5
+const INTRA_CLOCK_TOLERANCE_SECONDS = 5
 
 /**
  * Mints a short-lived intra-server token: a JWS signed with HMAC-SHA256 keyed by the
  * decoded `INTRA_COMMUNICATION_BASE64` secret. The secret itself is never in the token.
+ *
+ * WARNING: the intra-server identity passes every permission check (it stands for the servers
+ * themselves). Whoever holds the secret can mint such tokens: keep it in a Secret mounted only
+ * into the servers of one deployment, and rotate it if it leaks.
  */
 export async function mintIntraToken (secret: Uint8Array, now: number = Date.now()): Promise<string> {
   const iat = Math.floor(now / 1000)
@@ -39,14 +44,7 @@ export async function mintIntraToken (secret: Uint8Array, now: number = Date.now
  * is read before the signature check, and the answer only picks the verifier.
  */
 export function looksLikeIntraToken (token: string): boolean {
-  const dot = token.indexOf('.')
-  if (dot <= 0) return false
-  try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString('utf8'))
-    return typeof header === 'object' && header !== null && (header as { typ?: unknown }).typ === INTRA_TOKEN_TYPE
-  } catch {
-    return false
-  }
+  return token.includes('.') && decodeSegment(token, 0)?.typ === INTRA_TOKEN_TYPE
 }
 
 /**

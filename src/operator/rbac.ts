@@ -21,29 +21,57 @@ function subject (store: string, namespace: string): Record<string, string> {
   return { kind: 'ServiceAccount', name: serviceAccountName(store), namespace }
 }
 
+/** Options of {@link kubernetesRbac}. */
+export interface KubernetesRbacOptions {
+  /**
+   * Emit the Feast operator's objects instead of the minimal ones: its Role with five rules and
+   * the shared ClusterRole `feast-token-review-cluster-role`, which also grants cluster-wide
+   * `rolebindings` list, `namespaces` get/list/watch and `clusterroles`/`clusterrolebindings`
+   * get/list. feast-authz uses none of those; Feast's Python server does. Default false.
+   */
+  readonly feastCompatible?: boolean | undefined
+}
+
+/** Shared ClusterRole of the minimal Kubernetes-mode RBAC: TokenReview creation only. */
+const TOKEN_REVIEW_CLUSTER_ROLE = 'feast-authz-token-review'
+/** Shared ClusterRole of the Feast operator (kept under its name for the compatible RBAC). */
+const FEAST_CLUSTER_ROLE = 'feast-token-review-cluster-role'
+
+// Functions, not constants: every rendered object gets its own arrays, which callers may edit.
+const tokenReviewRule = (): KubeObject => ({ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] })
+/** The cluster-scoped reads Feast's Python server makes and feast-authz does not. */
+const feastExtraRules = (): KubeObject[] => [
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['get', 'list'] },
+  { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['get', 'list'] }
+]
+
 /**
- * RBAC for `kubernetes` auth, the objects the Feast operator creates: a Role and RoleBinding
- * `feast-<store>` (reading Roles and RoleBindings of the namespace), the shared ClusterRole
- * `feast-token-review-cluster-role` (TokenReviews, namespaces, cluster roles and bindings)
- * bound by `feast-<store>-cluster-binding`, and one rule-less Role per `roles` entry: the
- * role names `Permission` objects refer to, which users bind their service accounts to.
+ * RBAC for `kubernetes` auth. By default the minimum feast-authz needs (docs/kubernetes.md):
+ * a Role and RoleBinding `feast-<store>` reading the RoleBindings of the store's namespace,
+ * the shared ClusterRole `feast-authz-token-review` (TokenReview create) bound by
+ * `feast-<store>-token-review`, and one rule-less Role per `roles` entry: the role names
+ * `Permission` objects refer to, which users bind their service accounts to.
+ *
+ * With `feastCompatible`, the Feast operator's objects instead (its five-rule Role and the
+ * shared ClusterRole `feast-token-review-cluster-role` bound by `feast-<store>-cluster-binding`),
+ * for clusters that also run Feast's Python server under the same service account.
  */
-export function kubernetesRbac (store: string, namespace: string, roles: readonly string[]): KubeObject[] {
+export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
   const name = serviceAccountName(store)
+  const feast = options.feastCompatible === true
+  const clusterRole = feast ? FEAST_CLUSTER_ROLE : TOKEN_REVIEW_CLUSTER_ROLE
   return [
     {
       apiVersion: RBAC,
       kind: 'Role',
       metadata: { name, namespace, labels: labels(store) },
-      // The same five rules as the Feast operator. In a namespaced Role only the first takes
-      // effect; the ClusterRole below is what grants the cluster-scoped ones.
-      rules: [
-        { apiGroups: [RBAC_GROUP], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
-        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['get', 'list'] },
-        { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['get', 'list'] }
-      ]
+      rules: feast
+        // The Feast operator's five rules. In a namespaced Role only the first takes effect;
+        // the ClusterRole below is what grants the cluster-scoped ones.
+        ? [{ apiGroups: [RBAC_GROUP], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] }, tokenReviewRule(), ...feastExtraRules()]
+        // The role-binding index lists and watches RoleBindings here; nothing else is read.
+        : [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['get', 'list', 'watch'] }]
     },
     {
       apiVersion: RBAC,
@@ -55,20 +83,18 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
     {
       apiVersion: RBAC,
       kind: 'ClusterRole',
-      metadata: { name: 'feast-token-review-cluster-role', labels: labels(undefined) },
-      rules: [
-        { apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['list'] },
-        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
-        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['get', 'list'] },
-        { apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings'], verbs: ['get', 'list'] }
-      ]
+      // A distinct name for the minimal role: applying it must never narrow the Feast
+      // operator's shared ClusterRole, which other stores' Python servers may rely on.
+      metadata: { name: clusterRole, labels: labels(undefined) },
+      rules: feast
+        ? [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['list'] }, tokenReviewRule(), ...feastExtraRules()]
+        : [tokenReviewRule()]
     },
     {
       apiVersion: RBAC,
       kind: 'ClusterRoleBinding',
-      metadata: { name: `${name}-cluster-binding`, labels: labels(store) },
-      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'feast-token-review-cluster-role' },
+      metadata: { name: feast ? `${name}-cluster-binding` : `${name}-token-review`, labels: labels(store) },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },
     ...roles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels(store) }, rules: [] }))
@@ -86,7 +112,7 @@ export function oidcRbac (store: string, namespace: string): KubeObject[] {
       apiVersion: RBAC,
       kind: 'ClusterRole',
       metadata: { name: 'feast-oidc-token-review', labels: labels(undefined) },
-      rules: [{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }]
+      rules: [tokenReviewRule()]
     },
     {
       apiVersion: RBAC,

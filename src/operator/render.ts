@@ -2,12 +2,13 @@ import { stringify } from 'yaml'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError, describeValue } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
-import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
+import { kubernetesRbac, oidcRbac, type KubeObject, type KubernetesRbacOptions } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
 export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
 
+/** Options of {@link renderFeatureStore}. */
 export interface RenderOptions {
   /** Secrets that `spec.authz.oidc.secretRef` may name (parsed objects). */
   readonly secrets?: ReadonlyArray<{ readonly object: Record<string, unknown>, readonly source?: string | undefined }>
@@ -16,6 +17,12 @@ export interface RenderOptions {
    * are replaced. Default: a file with only `project` and `auth`.
    */
   readonly base?: Readonly<Record<string, unknown>>
+  /**
+   * Kubernetes mode: emit the Feast operator's RBAC objects (which also grant cluster-wide reads
+   * of namespaces, cluster roles and bindings that feast-authz never makes) instead of the
+   * minimal ones. Default false. See {@link KubernetesRbacOptions}.
+   */
+  readonly feastCompatibleRbac?: boolean | undefined
 }
 
 /** What a FeatureStore resource becomes. */
@@ -52,6 +59,17 @@ const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', '
  *
  * Throws {@link ConfigError} naming the field (and line, for YAML text) on anything invalid.
  * The Secret's credentials appear only in `server` and `feature_store_yaml_base64`.
+ *
+ * WARNING: `noAuth: true` renders a server that serves anyone who can reach it; and
+ * `feature_store_yaml_base64` holds the Secret's credentials, so store it as a Secret, not a ConfigMap.
+ *
+ * @example
+ * ```ts
+ * import { renderFeatureStore } from 'feast-authz'
+ * const rendered = renderFeatureStore('./featurestore.yaml', { secrets: [{ object: oidcSecret }] })
+ * for (const warning of rendered.warnings) console.warn(warning)
+ * process.env.FEATURE_STORE_YAML_BASE64 = rendered.feature_store_yaml_base64
+ * ```
  */
 export function renderFeatureStore (resource: FeatureStoreSource, options: RenderOptions = {}): RenderedFeatureStore {
   // readFeatureStoreFile would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
@@ -89,7 +107,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
     case 'kubernetes':
       server = { type: 'kubernetes' }
       client = { type: 'kubernetes' }
-      rbac = kubernetesRbac(name as string, namespace as string, authz.roles)
+      rbac = kubernetesRbac(name as string, namespace as string, authz.roles, { feastCompatible: options.feastCompatibleRbac })
       break
     case 'no_auth':
       server = { type: 'no_auth' }

@@ -19,6 +19,7 @@ export interface PermissionVerdict {
   readonly missing?: string
 }
 
+/** What {@link decide} answers: allowed or not, a message safe for the caller, and the full explanation. */
 export interface Decision {
   readonly allowed: boolean
   /**
@@ -30,7 +31,9 @@ export interface Decision {
   readonly message: string
   /** One verdict per permission, in the order the permissions were given. */
   readonly explanation: readonly PermissionVerdict[]
+  /** The resource decided on. */
   readonly resource: Resource
+  /** The actions asked for. */
   readonly actions: readonly Action[]
 }
 
@@ -52,6 +55,18 @@ const NOTHING_UNMATCHED: readonly MatchPart[] = Object.freeze([])
  * servers (no checks) and requests without an authenticated principal (401) before calling it.
  * An empty `actions` list asks nothing of the actions, as in Feast: every permission matching
  * the resource then applies.
+ *
+ * WARNING: with an empty `permissions` list every principal is allowed (Feast's rule); a caller
+ * that wants "deny unless granted" must check `noPermissionsDefined` itself.
+ *
+ * @example
+ * ```ts
+ * import { decide, describeDecision, expandActions, permission, roleBasedPolicy } from 'feast-authz'
+ * const readers = permission({ name: 'readers', actions: 'READ', policy: roleBasedPolicy(['reader']) })
+ * const caller = { roles: ['reader'], groups: [], namespaces: [] }
+ * const decision = decide([readers], caller, { type: 'FeatureView', name: 'driver_stats' }, expandActions('READ_ONLINE'))
+ * console.log(decision.allowed, describeDecision(decision)) // true, and why
+ * ```
  */
 export function decide (
   permissions: readonly Permission[],
@@ -150,6 +165,7 @@ export interface FilteredOut<R extends Resource> {
   readonly decision: Decision
 }
 
+/** What {@link filterAllowed} answers: the resources kept, those hidden, and a refusal if any. */
 export interface FilterResult<R extends Resource> {
   /** The permitted resources, in input order (empty when `refused` is set). */
   readonly allowed: R[]
@@ -160,6 +176,7 @@ export interface FilterResult<R extends Resource> {
    * `refused.decision.message`. Undefined when the call goes ahead with `allowed`.
    */
   readonly refused: FilteredOut<R> | undefined
+  /** True when there are no permissions at all (every resource is then allowed). */
   readonly noPermissionsDefined: boolean
 }
 

@@ -42,18 +42,21 @@ const ALL_TYPES: readonly ResourceType[] = Object.freeze([...RESOURCE_TYPES])
 const ALL_ACTIONS: readonly Action[] = Object.freeze([...ACTIONS])
 
 /**
- * Builds a validated, frozen permission, after Feast's `Permission(...)`:
- *
- * ```ts
- * permission({ name: 'readers', types: ['FeatureView'], namePatterns: 'driver_.*',
- *   actions: ['DESCRIBE', 'READ'], policy: roleBasedPolicy(['reader']) })
- * ```
+ * Builds a validated, frozen permission, after Feast's `Permission(...)`.
  *
  * Normalises like Feast (a single type, pattern or action becomes a list; patterns and tag
  * keys/values are trimmed; no types means all types) and throws a PermissionError naming the
  * permission and the field for: an empty name, an unknown type or action, empty actions, a
  * missing policy, a pattern that does not compile, a tag that is not a string, an unknown field.
  * Name patterns are compiled here, once.
+ *
+ * @example
+ * ```ts
+ * import { feastAuthz, permission, roleBasedPolicy } from 'feast-authz'
+ * const readers = permission({ name: 'readers', types: ['FeatureView'], namePatterns: 'driver_.*',
+ *   actions: ['DESCRIBE', 'READ'], policy: roleBasedPolicy(['reader']) })
+ * await app.register(feastAuthz, { config: './feature_store.yaml', permissions: [readers] })
+ * ```
  */
 export function permission (input: PermissionInput): Permission {
   return buildPermission(input, TS_FIELDS)

@@ -3,7 +3,9 @@
  * module (decision engine, YAML and registry loaders, adapters) agrees on.
  */
 
+/** Every action a permission can grant, as Feast names them (`AuthzedAction`). */
 export const ACTIONS = ['CREATE', 'DESCRIBE', 'UPDATE', 'DELETE', 'READ_ONLINE', 'READ_OFFLINE', 'WRITE_ONLINE', 'WRITE_OFFLINE'] as const
+/** One action on a resource: `CREATE`, `DESCRIBE`, `UPDATE`, `DELETE`, `READ_ONLINE`, ... */
 export type Action = typeof ACTIONS[number]
 
 /** Names that stand for several actions, accepted wherever actions are written. */
@@ -13,12 +15,15 @@ export const ACTION_GROUPS = {
   WRITE: ['WRITE_ONLINE', 'WRITE_OFFLINE'],
   CRUD: ['CREATE', 'DESCRIBE', 'UPDATE', 'DELETE']
 } as const satisfies Readonly<Record<string, readonly Action[]>>
+/** The name of a group of actions: `ALL_ACTIONS`, `READ`, `WRITE`, `CRUD`. */
 export type ActionGroup = keyof typeof ACTION_GROUPS
 
+/** Every type of resource a permission can cover, as Feast names them. */
 export const RESOURCE_TYPES = [
   'Project', 'FeatureView', 'OnDemandFeatureView', 'BatchFeatureView', 'StreamFeatureView', 'LabelView',
   'Entity', 'FeatureService', 'DataSource', 'ValidationReference', 'SavedDataset', 'Permission'
 ] as const
+/** One resource type (`FeatureView`, `Entity`, `Project`, ...); case-sensitive. */
 export type ResourceType = typeof RESOURCE_TYPES[number]
 
 /** A thing a request acts on. `tags` are the resource's real tags (Feast's `required_tags` are matched against them). */
@@ -29,6 +34,10 @@ export interface Resource {
   readonly tags?: Readonly<Record<string, string>>
 }
 
+/**
+ * Who a permission grants: build one with `roleBasedPolicy`, `groupBasedPolicy`,
+ * `namespaceBasedPolicy`, `combinedGroupNamespacePolicy`, or use `allowAll`.
+ */
 export type Policy =
   | { readonly kind: 'role', readonly roles: readonly string[] }
   | { readonly kind: 'group', readonly groups: readonly string[] }

@@ -9,27 +9,72 @@ export type PolicySubject = Pick<Principal, 'roles' | 'groups' | 'namespaces'>
 /**
  * Grants when the principal has **any** of `roles` (exact, case-sensitive). An empty list grants
  * nothing. Feast's `RoleBasedPolicy(roles=[...])`. Always pass a list: `roleBasedPolicy(['reader'])`.
+ *
+ * @example
+ * ```ts
+ * import { permission, roleBasedPolicy } from 'feast-authz'
+ * const readers = permission({ name: 'readers', actions: ['DESCRIBE', 'READ'], policy: roleBasedPolicy(['reader', 'admin']) })
+ * ```
  */
 export function roleBasedPolicy (roles: readonly string[]): Policy {
   return Object.freeze({ kind: 'role', roles: checkedList(roles, 'roles') })
 }
 
-/** Grants when the principal is in **any** of `groups`; an empty list grants nothing. */
+/**
+ * Grants when the principal is in **any** of `groups` (exact, case-sensitive); an empty list
+ * grants nothing. Feast's `GroupBasedPolicy(groups=[...])`.
+ *
+ * @example
+ * ```ts
+ * import { groupBasedPolicy, permission } from 'feast-authz'
+ * const platform = permission({ name: 'platform', actions: 'ALL_ACTIONS', policy: groupBasedPolicy(['platform-team']) })
+ * ```
+ */
 export function groupBasedPolicy (groups: readonly string[]): Policy {
   return Object.freeze({ kind: 'group', groups: checkedList(groups, 'groups') })
 }
 
-/** Grants when the principal is in **any** of `namespaces`; an empty list grants nothing. */
+/**
+ * Grants when the principal is in **any** of `namespaces` (for Kubernetes service accounts, their
+ * namespace); an empty list grants nothing. Feast's `NamespaceBasedPolicy(namespaces=[...])`.
+ *
+ * @example
+ * ```ts
+ * import { namespaceBasedPolicy, permission } from 'feast-authz'
+ * const jobs = permission({ name: 'batch-jobs', types: 'FeatureView', actions: 'WRITE_ONLINE', policy: namespaceBasedPolicy(['feast-jobs']) })
+ * ```
+ */
 export function namespaceBasedPolicy (namespaces: readonly string[]): Policy {
   return Object.freeze({ kind: 'namespace', namespaces: checkedList(namespaces, 'namespaces') })
 }
 
-/** Grants when the principal is in any of `groups` **or** any of `namespaces`. */
+/**
+ * Grants when the principal is in any of `groups` **or** any of `namespaces`. Feast's
+ * `CombinedGroupNamespacePolicy(groups=[...], namespaces=[...])`.
+ *
+ * @example
+ * ```ts
+ * import { combinedGroupNamespacePolicy, permission } from 'feast-authz'
+ * const ml = permission({ name: 'ml', actions: 'READ', policy: combinedGroupNamespacePolicy(['ml-engineers'], ['ml-serving']) })
+ * ```
+ */
 export function combinedGroupNamespacePolicy (groups: readonly string[], namespaces: readonly string[]): Policy {
   return Object.freeze({ kind: 'combined', groups: checkedList(groups, 'groups'), namespaces: checkedList(namespaces, 'namespaces') })
 }
 
-/** Grants every principal (Feast's `AllowAll`, the default policy of a Python `Permission`). */
+/**
+ * Grants every principal (Feast's `AllowAll`, the default policy of a Python `Permission`).
+ *
+ * WARNING: every *authenticated* caller passes (anyone with a valid token from the provider or
+ * the cluster, including service accounts of other teams). Narrow the permission with `types`,
+ * `namePatterns` and `actions`, and keep it for what is truly public inside the deployment.
+ *
+ * @example
+ * ```ts
+ * import { allowAll, permission } from 'feast-authz'
+ * const describeEntities = permission({ name: 'describe-entities', types: 'Entity', actions: 'DESCRIBE', policy: allowAll })
+ * ```
+ */
 export const allowAll: Policy = Object.freeze({ kind: 'allow_all' })
 
 /**

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Document } from 'yaml'
+import { isMap, isScalar, isSeq, stringify, type Document, type LineCounter } from 'yaml'
 import { describeValue } from '../config/errors.ts'
+import { readTextFile } from '../config/read-text-file.ts'
+import { parseYamlDocument } from '../config/yaml-document.ts'
 import { buildPermission, type FieldNames, type PermissionInput } from './define.ts'
 import { PermissionError } from './errors.ts'
 import { ACTIONS, RESOURCE_TYPES, type Permission, type Policy } from './model.ts'
@@ -42,38 +43,24 @@ const POLICY_KEYS: Readonly<Record<string, readonly string[]>> = {
  * line, the permission's index and name, and the field.
  */
 export function loadPermissionsFile (path: string): Permission[] {
-  let text: string
-  try {
-    const size = statSync(path).size
-    if (size > MAX_FILE_BYTES) throw new PermissionError(`file is ${size} bytes, larger than the ${MAX_FILE_BYTES} bytes a permissions file may have`, { source: path })
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    if (error instanceof PermissionError) throw error
-    const code = (error as { code?: string }).code
-    const reason = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory, expected a file' : (error as Error).message
-    throw new PermissionError(`cannot read the permissions file: ${reason}`, { source: path }, error)
-  }
+  const text = readTextFile(path, {
+    maxBytes: MAX_FILE_BYTES,
+    kind: 'a permissions file',
+    cannotRead: 'cannot read the permissions file',
+    error: (message, cause) => new PermissionError(message, { source: path }, cause)
+  })
   return parsePermissionsYaml(text, path)
 }
 
 /** Parses permissions YAML text; `source` names it in error messages. */
 export function parsePermissionsYaml (text: string, source = '<permissions>'): Permission[] {
   if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new PermissionError(`permissions are larger than ${MAX_FILE_BYTES} bytes`, { source })
-  const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
-  // Warnings (an unresolved `!!tag`, for one) are errors here: a policy file should mean exactly what it says.
-  const problem = doc.errors[0] ?? doc.warnings[0]
-  if (problem !== undefined) {
-    const pos = lineCounter.linePos(problem.pos[0])
-    const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : problem.message.split('\n')[0] ?? 'invalid YAML'
-    throw new PermissionError(`invalid YAML: ${reason}`, { source, line: pos.line, column: pos.col })
-  }
-  let data: unknown
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIASES })
-  } catch (error) {
-    throw new PermissionError(`invalid YAML: ${(error as Error).message}`, { source })
-  }
+  const { doc, lineCounter, data } = parseYamlDocument(text, {
+    maxAliases: MAX_ALIASES,
+    // Warnings (an unresolved `!!tag`, for one) are errors here: a policy file should mean exactly what it says.
+    warningsAreErrors: true,
+    error: (message, position) => new PermissionError(message, { source, line: position?.line, column: position?.column })
+  })
   if (data === null || data === undefined) {
     // An empty file is more likely a mistake than a wish to allow everything.
     throw new PermissionError('the file is empty: expected a list of permissions (write [] for none, which allows every authenticated user)', { source })

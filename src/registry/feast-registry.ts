@@ -3,6 +3,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../adapters/setup.ts'
 import { ConfigError } from '../config/errors.ts'
+import { describeReadError } from '../config/read-text-file.ts'
 import { silentLogger, type AuthLogger } from '../logging.ts'
 import { permission } from '../permissions/define.ts'
 import type { Permission, ResourceType } from '../permissions/model.ts'
@@ -12,6 +13,7 @@ import { decodeRegistry } from './decode.ts'
 import type { FeatureViewResource, RegistryResource } from './resources.ts'
 import { buildSnapshot, findFeatureView, pushTargets, type RegistryProject, type RegistrySnapshot } from './snapshot.ts'
 
+/** Options of {@link openFeastRegistry}: which file, which project, how it is watched. */
 export interface FeastRegistryOptions {
   /** The registry file (absolute, or relative to the working directory). */
   readonly path: string
@@ -86,6 +88,14 @@ export const UNKNOWN_PROJECT_PERMISSIONS: readonly Permission[] = Object.freeze(
  * The file is re-read when its size, mtime or inode changes (checked every `pollIntervalMs`) and
  * every `cacheTtlSeconds`. A file still being written (it changes while read) is read again on
  * the next check. Versions are swapped whole: a request sees one version or the next, never a mix.
+ *
+ * @example
+ * ```ts
+ * import { feastAuthz, openFeastRegistry } from 'feast-authz'
+ * const registry = openFeastRegistry({ path: './data/registry.db', project: 'driver_ranking' })
+ * await app.register(feastAuthz, { config: './feature_store.yaml', permissions: registry })
+ * app.addHook('onClose', async () => { registry.close() })
+ * ```
  */
 export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry {
   const { path, project: home } = options
@@ -230,14 +240,6 @@ function readStable (path: string, maxBytes: number): { bytes: Buffer, signature
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50 * (attempt + 1))
   }
   throw new ConfigError(`cannot read the Feast registry: ${(lastError as Error).message} (${READ_ATTEMPTS} times)`, { source: path })
-}
-
-function describeReadError (error: unknown): string {
-  const code = (error as { code?: string }).code
-  if (code === 'ENOENT') return 'file not found'
-  if (code === 'EACCES') return 'permission denied'
-  if (code === 'EISDIR') return 'is a directory, expected a file'
-  return (error as Error).message
 }
 
 function signatureOf (stats: Stats): string {

@@ -18,6 +18,7 @@ import { createProjectScopes } from './project-scope.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
 import { emptyRegistry, type FeatureRegistry } from './registry.ts'
 
+/** Options of {@link buildReferenceServer}: the plugin's {@link AuthzOptions}, plus what to serve. */
 export interface ReferenceServerOptions extends AuthzOptions {
   /**
    * Feature views, services and sample rows, or a Feast registry (`openFeastRegistry`): its
@@ -32,7 +33,17 @@ export interface ReferenceServerOptions extends AuthzOptions {
   readonly bodyLimit?: number
 }
 
-/** Builds the server (not listening yet): `await app.listen({ host, port })`. */
+/**
+ * Builds the reference feature server (not listening yet): Feast's online routes behind the
+ * feast-authz plugin, and a public `GET /health`.
+ *
+ * @example
+ * ```ts
+ * import { buildReferenceServer } from 'feast-authz/server'
+ * const app = await buildReferenceServer({ config: './feature_store.yaml', permissions: './permissions.yaml' })
+ * await app.listen({ host: '0.0.0.0', port: 6566 })
+ * ```
+ */
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
   const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
   const app = Fastify({

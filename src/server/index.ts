@@ -1,8 +1,8 @@
 /** The reference feature server (`feast-authz serve`, `npm start`); see docs/reference-server.md. */
 export { buildReferenceServer, type ReferenceServerOptions } from './app.ts'
-export { loadRegistryFile, parseRegistry } from './registry-yaml.ts'
+export { loadYamlRegistryFile, parseRegistry } from './registry-yaml.ts'
 export {
   emptyRegistry, registryForProject, registryFromSnapshot, FEATURE_VIEW_KINDS,
-  type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type RegistrySnapshot, type SampleRow
+  type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
 } from './registry.ts'
 export { featureRegistryFromFeast } from '../registry/feature-registry.ts'

@@ -17,15 +17,22 @@ import {
 } from './online-requests.ts'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
 import { serviceResource, viewResource } from './registry.ts'
+import { oncePerRequest } from './request-work.ts'
 
 /**
  * Every route acts on the project of `scopeOf(request)` (the server's, or the one the `project`
- * query parameter names), whose permissions are checked.
+ * query parameter names), whose permissions are checked. What a request touches (its scope, and
+ * the views or plan the body names) is worked out once, by whichever of the permission step and
+ * the handler runs first, so both act on the same registry snapshot (see request-work.ts).
  */
 export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {
   const body = <T> (request: FastifyRequest): T => request.body as T
   const project = requestedProject
 
+  const readWork = oncePerRequest((request) => {
+    const scope = scopeOf(request)
+    return { ...scope, plan: planRead(scope.registry, body<GetOnlineFeaturesBody>(request)) }
+  })
   app.post('/get-online-features', {
     schema: { body: getOnlineFeaturesSchema, querystring: projectQuerySchema },
     config: {
@@ -33,8 +40,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         permission: {
           // With a feature service, Feast checks the service only, not the views behind it.
           resources: (request) => {
-            const { registry } = scopeOf(request)
-            const plan = planRead(registry, body<GetOnlineFeaturesBody>(request))
+            const { registry, plan } = readWork(request)
             return plan.service !== undefined ? serviceResource(plan.service, registry.project) : plan.views.map((view) => viewResource(view, registry.project))
           },
           actions: 'READ_ONLINE',
@@ -43,9 +49,8 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       }
     }
   }, async (request) => {
-    const { registry, store } = scopeOf(request)
+    const { store, plan } = readWork(request)
     const input = body<GetOnlineFeaturesBody>(request)
-    const plan = planRead(registry, input)
     const entityNames = Object.keys(input.entities)
     const rows = Array.from({ length: plan.rowCount }, (_, i) => i)
     const results: Array<{ values: unknown[], statuses: string[], event_timestamps: string[] }> = entityNames.map((name) => ({
@@ -68,41 +73,47 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     return { metadata: { feature_names: [...entityNames, ...featureNames] }, results }
   })
 
+  const pushWork = oncePerRequest((request) => {
+    const input = body<PushBody>(request)
+    const target = pushTarget(input) // a bad `to` is a 422 before any permission is looked at
+    const scope = scopeOf(request)
+    return { ...scope, target, views: pushedViews(scope.registry, input) }
+  })
   app.post('/push', {
     schema: { body: pushSchema, querystring: projectQuerySchema },
     config: {
       feastAuthz: {
         permission: {
           resources: (request) => {
-            const input = body<PushBody>(request)
-            pushTarget(input) // a bad `to` is a 422 before any permission is looked at
-            const { registry } = scopeOf(request)
-            return pushedViews(registry, input).map((view) => viewResource(view, registry.project))
+            const { registry, views } = pushWork(request)
+            return views.map((view) => viewResource(view, registry.project))
           },
-          actions: (request) => pushTarget(body<PushBody>(request)).actions,
+          actions: (request) => pushWork(request).target.actions,
           project
         }
       }
     }
   }, async (request) => {
-    const { registry, store } = scopeOf(request)
+    const { store, target: { to }, views } = pushWork(request)
     const input = body<PushBody>(request)
-    const { to } = pushTarget(input)
-    const views = pushedViews(registry, input)
     const batches = views.map((view) => ({ view, rows: rowsFor(view, input.df) }))
     // No offline store here: offline pushes are checked and validated, then dropped.
     if (to !== 'offline') for (const { view, rows } of batches) store.write(view, rows)
     return { push_source_name: input.push_source_name, to, feature_views: views.map((view) => view.name), rows: batches[0]?.rows.length ?? 0 }
   })
 
+  const writeWork = oncePerRequest((request) => {
+    const scope = scopeOf(request)
+    return { ...scope, view: requireView(scope.registry, body<WriteToOnlineStoreBody>(request).feature_view_name) }
+  })
   app.post('/write-to-online-store', {
     schema: { body: writeToOnlineStoreSchema, querystring: projectQuerySchema },
     config: {
       feastAuthz: {
         permission: {
           resources: (request) => {
-            const { registry } = scopeOf(request)
-            return viewResource(requireView(registry, body<WriteToOnlineStoreBody>(request).feature_view_name), registry.project)
+            const { registry, view } = writeWork(request)
+            return viewResource(view, registry.project)
           },
           actions: 'WRITE_ONLINE',
           project
@@ -110,13 +121,16 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       }
     }
   }, async (request) => {
-    const { registry, store } = scopeOf(request)
+    const { store, view } = writeWork(request)
     const input = body<WriteToOnlineStoreBody>(request)
-    const view = requireView(registry, input.feature_view_name)
     const rows = store.write(view, rowsFor(view, input.df))
     return { feature_view_name: view.name, rows }
   })
 
+  const materializeWork = oncePerRequest((request) => {
+    const scope = scopeOf(request)
+    return { ...scope, views: materializedViews(scope.registry, body<MaterializeBody>(request)) }
+  })
   for (const [url, schema] of [['/materialize', materializeSchema], ['/materialize-incremental', materializeIncrementalSchema]] as const) {
     app.post(url, {
       schema: { body: schema, querystring: projectQuerySchema },
@@ -124,8 +138,8 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         feastAuthz: {
           permission: {
             resources: (request) => {
-              const { registry } = scopeOf(request)
-              return materializedViews(registry, body<MaterializeBody>(request)).map((view) => viewResource(view, registry.project))
+              const { registry, views } = materializeWork(request)
+              return views.map((view) => viewResource(view, registry.project))
             },
             actions: 'WRITE_ONLINE',
             project
@@ -134,7 +148,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       }
     }, async (request) => {
       // The online store is filled from the registry's sample rows: there is no offline data to copy.
-      return { materialized: materializedViews(scopeOf(request).registry, body<MaterializeBody>(request)).map((view) => view.name) }
+      return { materialized: materializeWork(request).views.map((view) => view.name) }
     })
   }
 }

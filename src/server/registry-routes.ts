@@ -7,16 +7,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
 import { viewResource } from './registry.ts'
+import { oncePerRequest } from './request-work.ts'
 
 export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {
+  // One snapshot for the filter check and the listing (see request-work.ts).
+  const listWork = oncePerRequest((request) => {
+    const { registry } = scopeOf(request)
+    return { registry, views: registry.featureViews() }
+  })
   app.get('/api/v1/feature_views', {
     schema: { querystring: projectQuerySchema },
     config: {
       feastAuthz: {
         permission: {
           resources: (request) => {
-            const { registry } = scopeOf(request)
-            return registry.featureViews().map((view) => viewResource(view, registry.project))
+            const { registry, views } = listWork(request)
+            return views.map((view) => viewResource(view, registry.project))
           },
           actions: 'DESCRIBE',
           filter: true,
@@ -25,9 +31,9 @@ export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request:
       }
     }
   }, async (request) => {
-    const { registry } = scopeOf(request)
+    const { registry, views } = listWork(request)
     const permitted = new Set((request.permittedResources ?? []).map((resource) => resource.name))
-    const featureViews = registry.featureViews()
+    const featureViews = views
       .filter((view) => permitted.has(view.name))
       .map((view) => ({
         type: view.kind,

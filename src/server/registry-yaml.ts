@@ -7,11 +7,11 @@ import { ConfigError, describeValue } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
 import {
   FEATURE_VIEW_KINDS, registryFromSnapshot,
-  type FeatureRef, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type RegistrySnapshot, type SampleRow
+  type FeatureRef, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
 } from './registry.ts'
 
 /** Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). */
-export function loadRegistryFile (input: string | { yaml: string, source?: string }): FeatureRegistry {
+export function loadYamlRegistryFile (input: string | { yaml: string, source?: string }): FeatureRegistry {
   return registryFromSnapshot(parseRegistry(readFeatureStoreFile(input)))
 }
 
@@ -24,7 +24,7 @@ export const EVENT_TIMESTAMP = 'event_timestamp'
 type Path = readonly (string | number)[]
 
 /** Validates parsed registry data into a snapshot. */
-export function parseRegistry (file: FeatureStoreFile): RegistrySnapshot {
+export function parseRegistry (file: FeatureStoreFile): YamlRegistrySnapshot {
   const fail = (path: Path, message: string): never => {
     const at = file.locate(path.map(String))
     throw new ConfigError(message, { source: file.source, field: fieldName(path), line: at?.line, column: at?.column })

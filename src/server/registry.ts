@@ -8,11 +8,14 @@ import type { Resource } from '../permissions/model.ts'
 
 /** The feature view classes the server serves; the kind is the resource type permissions see. */
 export const FEATURE_VIEW_KINDS = ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView'] as const
+/** One of {@link FEATURE_VIEW_KINDS}. */
 export type FeatureViewKind = typeof FEATURE_VIEW_KINDS[number]
 
+/** A feature view the reference server serves. */
 export interface FeatureViewDef {
   readonly name: string
   readonly kind: FeatureViewKind
+  /** The view's tags: what permissions' `requiredTags` are matched against. */
   readonly tags: Readonly<Record<string, string>>
   /** Join keys of the view's entities, e.g. `driver_id`: the key of an online row. */
   readonly entities: readonly string[]
@@ -27,8 +30,10 @@ export interface FeatureRef {
   readonly feature: string
 }
 
+/** A feature service: a named list of features of several views. */
 export interface FeatureServiceDef {
   readonly name: string
+  /** The service's tags: what permissions' `requiredTags` are matched against. */
   readonly tags: Readonly<Record<string, string>>
   readonly features: readonly FeatureRef[]
 }
@@ -36,8 +41,12 @@ export interface FeatureServiceDef {
 /** One online row: join key values, feature values, and optionally `event_timestamp`. */
 export type SampleRow = Readonly<Record<string, unknown>>
 
-/** Plain data any registry loader produces. */
-export interface RegistrySnapshot {
+/**
+ * The reference server's registry as plain data: what the YAML registry file holds, and what any
+ * other loader produces for {@link registryFromSnapshot}. Not the Feast registry's
+ * `RegistrySnapshot` (`feast-authz`), which holds decoded `registry.db` projects and permissions.
+ */
+export interface YamlRegistrySnapshot {
   readonly project: string
   readonly featureViews: readonly FeatureViewDef[]
   readonly featureServices: readonly FeatureServiceDef[]
@@ -67,7 +76,8 @@ export function registryForProject (registry: FeatureRegistry, project: string |
   return registry.forProject?.(project)
 }
 
-export function registryFromSnapshot (snapshot: RegistrySnapshot): FeatureRegistry {
+/** A {@link FeatureRegistry} over fixed data: one project, the snapshot's views, services and rows. */
+export function registryFromSnapshot (snapshot: YamlRegistrySnapshot): FeatureRegistry {
   const views = new Map(snapshot.featureViews.map((view) => [view.name, view]))
   const services = new Map(snapshot.featureServices.map((service) => [service.name, service]))
   // One project per file: any other project is not in this registry.

@@ -79,6 +79,11 @@ describe('target verdicts', () => {
     assert.equal(verdictFor(run(10_000, 100, 0.3), run(5_000, 100, 0.15), 'auto'), 'PASS')
   })
 
+  test('with autocannon saturated, CPU cost per request decides', () => {
+    const generatorBound = (result: LoadResult): LoadResult => ({ ...result, generatorCpu: 0.97 })
+    assert.equal(verdictFor(generatorBound(run(50_000, 10, 0.9)), generatorBound(run(50_000, 20, 0.95)), 'auto'), 'FAIL')
+  })
+
   test('BENCH_BASIS=rps forces the req/s reading', () => {
     assert.equal(verdictFor(run(10_000, 100, 0.3), run(5_000, 100, 0.15), 'rps'), 'FAIL')
   })

@@ -82,6 +82,23 @@ describe('reading the auth section', () => {
     assert.equal(auth.type, 'oidc')
   })
 
+  test('an empty auth section is an error, not a silent no_auth', () => {
+    const error = configError(() => loadAuthConfig('project: demo\nauth:\n'))
+    assert.match(error.message, /^2:1: auth: is empty: expected a mapping with a `type` field .*write `type: no_auth`/)
+  })
+
+  for (const key of ['Auth', 'AUTH', 'authz', 'authentication', 'aut']) {
+    test(`a top-level ${key} section instead of auth is rejected rather than ignored`, () => {
+      const error = configError(() => loadAuthConfig(`project: demo\n${key}:\n  type: oidc\n`))
+      assert.match(error.message, new RegExp(`^2:1: ${key}: unknown top-level key: did you mean \`auth\`\?`))
+    })
+  }
+
+  test("Feast's other top-level keys are left alone", () => {
+    const { auth } = loadAuthConfig('project: demo\nprovider: local\nregistry: data/registry.db\nonline_store:\n  type: sqlite\nentity_key_serialization_version: 3\n')
+    assert.deepEqual(auth, { type: 'no_auth' })
+  })
+
   test('an explicit null reads as an unset field', () => {
     const { auth } = loadAuthConfig(oidcServer + '  audience: null\n')
     assert.equal('audience' in auth, false)

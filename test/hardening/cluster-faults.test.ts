@@ -15,7 +15,7 @@ import { pino } from 'pino'
 import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp, type TestResponse } from '../helpers/authz-app.ts'
-import { roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { startTcpFaultProxy, type TcpFaultProxy } from '../helpers/fault-proxy.ts'
 
 const REQUEST_TIMEOUT_MS = 500
@@ -36,7 +36,7 @@ describe('API-server faults below HTTP', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
-    for (const name of ['alice', 'bob', 'carol', 'dave']) api.addToken(`${name}-token`, serviceAccountIdentity('apps', name))
+    for (const name of ['alice', 'bob', 'carol', 'dave']) api.addToken(jwsToken(`${name}-token`), serviceAccountIdentity('apps', name))
     api.putRoleBinding(roleBinding('feast', 'readers', 'reader', ['alice', 'bob', 'carol', 'dave'].map((name) => ({ kind: 'ServiceAccount' as const, name, namespace: 'apps' }))))
     const upstream = new URL(api.url)
     proxy = await startTcpFaultProxy({ host: upstream.hostname, port: Number(upstream.port) })
@@ -55,7 +55,7 @@ describe('API-server faults below HTTP', () => {
     const deadline = Date.now() + 10_000
     while (!manager.health().ready && Date.now() < deadline) await sleep(20)
     assert.ok(manager.health().ready, 'the RoleBinding informer synced through the proxy')
-    assert.equal((await app.call('/whoami', 'Bearer alice-token')).status, 200)
+    assert.equal((await app.call('/whoami', `Bearer ${jwsToken('alice-token')}`)).status, 200)
   })
   after(async () => {
     await app?.close()
@@ -67,9 +67,9 @@ describe('API-server faults below HTTP', () => {
     proxy.set('hang')
     try {
       const started = Date.now()
-      assertUnavailable(await app.call('/whoami', 'Bearer bob-token'))
+      assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('bob-token')}`))
       assert.ok(Date.now() - started < REQUEST_TIMEOUT_MS + MARGIN_MS, `the request took ${Date.now() - started} ms`)
-      const cached = await app.call('/whoami', 'Bearer alice-token')
+      const cached = await app.call('/whoami', `Bearer ${jwsToken('alice-token')}`)
       assert.equal(cached.status, 200)
       assert.deepEqual((cached.body.principal as { roles: string[] }).roles, ['reader'])
     } finally {
@@ -78,10 +78,10 @@ describe('API-server faults below HTTP', () => {
   })
 
   test('once connections complete again, the same token is accepted without a restart', async () => {
-    let response = await app.call('/whoami', 'Bearer bob-token')
+    let response = await app.call('/whoami', `Bearer ${jwsToken('bob-token')}`)
     for (let i = 0; response.status !== 200 && i < 100; i++) {
       await sleep(50)
-      response = await app.call('/whoami', 'Bearer bob-token')
+      response = await app.call('/whoami', `Bearer ${jwsToken('bob-token')}`)
     }
     assert.equal(response.status, 200)
   })
@@ -89,7 +89,7 @@ describe('API-server faults below HTTP', () => {
   test('a connection cut during the TLS handshake gives 503, never 401', async () => {
     proxy.set({ abruptCloseAfterBytes: 100 })
     try {
-      assertUnavailable(await app.call('/whoami', 'Bearer carol-token'))
+      assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('carol-token')}`))
     } finally {
       proxy.set('pass')
     }
@@ -98,7 +98,7 @@ describe('API-server faults below HTTP', () => {
   test('a refused connection gives 503, never 401', async () => {
     proxy.set('refuse')
     try {
-      assertUnavailable(await app.call('/whoami', 'Bearer dave-token'))
+      assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`))
     } finally {
       proxy.set('pass')
     }

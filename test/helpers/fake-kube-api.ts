@@ -168,6 +168,17 @@ export function serviceAccountJwt (namespace: string, name: string, options: { e
   return `${header}.${payload}.${randomBytes(32).toString('base64url')}`
 }
 
+/**
+ * A deterministic compact-JWS-shaped token named by `label`, for tests that only need
+ * distinct tokens the fake API server recognises (`api.addToken(jwsToken('alice'), ...)`).
+ * The manager refuses anything that is not a compact JWS before asking the cluster, as
+ * every service-account token is a JWT. It carries no `exp` and no `kubernetes.io` claim.
+ */
+export function jwsToken (label: string): string {
+  const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+  return `${part({ alg: 'RS256', kid: 'fake' })}.${part({ sub: label })}.${Buffer.from(`signature of ${label}`).toString('base64url')}`
+}
+
 interface TlsMaterial { caPem: string, certPem: string, keyPem: string }
 let tlsMaterial: Promise<TlsMaterial> | undefined
 

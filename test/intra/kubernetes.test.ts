@@ -9,7 +9,7 @@ import { createAuthManager } from '../../src/managers/create-manager.ts'
 import { AuthError } from '../../src/managers/errors.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { silentLogger } from '../../src/logging.ts'
-import { roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { startProtectedApp, type ProtectedApp } from '../client/protected-app.ts'
 
 const secretText = randomBytes(32).toString('base64')
@@ -22,8 +22,8 @@ describe('intra identity and clients on a kubernetes-auth server', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
-    api.addToken('alice-token', serviceAccountIdentity('apps', 'alice'))
-    api.addToken('bob-token', serviceAccountIdentity('apps', 'bob'))
+    api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('bob-token'), serviceAccountIdentity('apps', 'bob'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     manager = createAuthManager({ type: 'kubernetes', token_review_cache_ttl_seconds: 60 }, {
       logger: silentLogger,
@@ -45,15 +45,15 @@ describe('intra identity and clients on a kubernetes-auth server', () => {
   }
 
   it('a client outside the cluster with LOCAL_K8S_TOKEN of a service account bound to the role gets 200', async () => {
-    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: 'alice-token' })(`${server.url}/features/driver`)).status, 200)
+    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: jwsToken('alice-token') })(`${server.url}/features/driver`)).status, 200)
   })
 
   it('a client whose service account lacks the role gets 403', async () => {
-    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: 'bob-token' })(`${server.url}/features/driver`)).status, 403)
+    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: jwsToken('bob-token') })(`${server.url}/features/driver`)).status, 403)
   })
 
   it('a client with a token the cluster does not know gets 401', async () => {
-    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: 'unknown-token' })(`${server.url}/features/driver`)).status, 401)
+    assert.equal((await clientFetch({ LOCAL_K8S_TOKEN: jwsToken('unknown-token') })(`${server.url}/features/driver`)).status, 401)
   })
 
   describe('with INTRA_COMMUNICATION_BASE64 set on the server', () => {
@@ -88,7 +88,7 @@ describe('intra identity and clients on a kubernetes-auth server', () => {
     })
 
     it('still authenticates service-account tokens through the cluster', async () => {
-      assert.equal((await intraManager.authenticate('alice-token')).source, 'kubernetes')
+      assert.equal((await intraManager.authenticate(jwsToken('alice-token'))).source, 'kubernetes')
     })
   })
 })

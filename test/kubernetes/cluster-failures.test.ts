@@ -7,7 +7,7 @@ import { detectClusterConnection } from '../../src/managers/kubernetes/cluster-c
 import { createKubernetesManager, type KubernetesTuning } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
-import { roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { captureLogger, eventually, type LogLine } from './helpers.ts'
 
 const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
@@ -39,7 +39,7 @@ describe('when the API server fails', () => {
   let tokens = 0
   /** A token the service has never seen, so it needs a TokenReview. */
   const freshToken = (): string => {
-    const token = `fresh-${++tokens}`
+    const token = jwsToken(`fresh-${++tokens}`)
     api.addToken(token, serviceAccountIdentity('apps', 'alice'))
     return token
   }
@@ -178,12 +178,12 @@ describe('when RoleBindings cannot be read before the first sync', () => {
   after(async () => { await api?.close() })
 
   test('a 403 on the RoleBinding list is a 503 and the log names the missing permission', async () => {
-    api.addToken('t', serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('t'), serviceAccountIdentity('apps', 'alice'))
     api.setFault('rolebindings', { status: 403 })
     const { logger, lines } = captureLogger()
     const manager = managerFor(api, logger)
     try {
-      await assert.rejects(manager.authenticate('t'), { code: 'cluster_unavailable', status: 503 })
+      await assert.rejects(manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings\.rbac\.authorization\.k8s\.io in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
     } finally {
       await manager.close()
@@ -192,12 +192,12 @@ describe('when RoleBindings cannot be read before the first sync', () => {
 
   test('an API server that rejects the service\'s own credentials gives 503, and the log says so', async () => {
     api.setFault('rolebindings', undefined)
-    api.addToken('t3', serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('t3'), serviceAccountIdentity('apps', 'alice'))
     const path = await api.writeKubeconfig({ name: 'wrong-credentials', token: 'not-the-service-token' })
     const { logger, lines } = captureLogger()
     const manager = createKubernetesManager(CONFIG, { logger, connection: detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: NO_POD }), serviceAccountDir: NO_POD, env: {}, tuning: FAST })
     try {
-      await assert.rejects(manager.authenticate('t3'), { code: 'cluster_unavailable', status: 503 })
+      await assert.rejects(manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 401 && /own credentials/.test(entry.msg)), 'a log line blaming the service credentials')
     } finally {
       await manager.close()
@@ -206,12 +206,12 @@ describe('when RoleBindings cannot be read before the first sync', () => {
 
   test('before the first sync a direct list answers, so the first request already has its roles', async () => {
     api.setFault('rolebindings', undefined)
-    api.addToken('t2', serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('t2'), serviceAccountIdentity('apps', 'alice'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.setFault('rolebindings', 'hang') // the informer's watch never gets an answer, so it never syncs
     const manager = managerFor(api)
     try {
-      assert.deepEqual((await manager.authenticate('t2')).roles, ['reader'])
+      assert.deepEqual((await manager.authenticate(jwsToken('t2'))).roles, ['reader'])
       assert.equal(manager.health().ready, false)
     } finally {
       await manager.close()

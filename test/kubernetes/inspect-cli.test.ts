@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 
 interface Run { code: number, stdout: string, stderr: string }
 
@@ -13,7 +13,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
-    api.addToken('alice-token', serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     config = join(api.dir, 'feature_store.yaml')
     await writeFile(config, 'project: demo\nauth:\n  type: kubernetes\n')
@@ -31,7 +31,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
   }
 
   test('prints the principal of a service-account token with its roles from the cluster', async () => {
-    const run = await inspect('alice-token')
+    const run = await inspect(jwsToken('alice-token'))
     assert.equal(run.code, 0, run.stderr)
     assert.deepEqual(JSON.parse(run.stdout), {
       username: 'system:serviceaccount:apps:alice',
@@ -43,7 +43,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
   })
 
   test('exits 1 with the reason when the cluster rejects the token', async () => {
-    const run = await inspect('not-a-known-token')
+    const run = await inspect(jwsToken('not-a-known-token'))
     assert.equal(run.code, 1)
     assert.match(run.stderr, /token rejected: token_review_rejected/)
   })
@@ -51,7 +51,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
   test('exits 1 saying it could not authenticate when the API server refuses the service', async () => {
     api.setFault('tokenreviews', { status: 403 })
     try {
-      const run = await inspect('alice-token')
+      const run = await inspect(jwsToken('alice-token'))
       assert.equal(run.code, 1)
       assert.match(run.stderr, /could not authenticate: cluster_unavailable/)
       assert.match(run.stderr, /tokenreviews/)

@@ -6,7 +6,7 @@ import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
-import { roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { captureLogger, eventually } from './helpers.ts'
 
 const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
@@ -29,10 +29,10 @@ describe('kubernetes auth through the Fastify plugin', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
-    api.addToken('alice-token', serviceAccountIdentity('apps', 'alice'))
-    api.addToken('human-token', { username: 'jane@example.com', groups: ['data-science', 'system:authenticated'] })
-    api.addToken('carol-token', serviceAccountIdentity('apps', 'carol'))
-    api.addToken('dave-token', serviceAccountIdentity('batch', 'dave'))
+    api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('human-token'), { username: 'jane@example.com', groups: ['data-science', 'system:authenticated'] })
+    api.addToken(jwsToken('carol-token'), serviceAccountIdentity('apps', 'carol'))
+    api.addToken(jwsToken('dave-token'), serviceAccountIdentity('batch', 'dave'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.putRoleBinding(roleBinding('feast', 'jane-writer', 'writer', [{ kind: 'User', name: 'jane@example.com' }]))
     api.putRoleBinding(roleBinding('feast', 'ds-reader', 'reader', [{ kind: 'Group', name: 'data-science' }]))
@@ -47,7 +47,7 @@ describe('kubernetes auth through the Fastify plugin', () => {
   })
 
   test('a service account of another namespace bound in the service namespace gets its Role', async () => {
-    const response = await app.call('/whoami', 'Bearer alice-token')
+    const response = await app.call('/whoami', `Bearer ${jwsToken('alice-token')}`)
     assert.equal(response.status, 200)
     assert.deepEqual(response.body.principal, {
       username: 'system:serviceaccount:apps:alice',
@@ -59,14 +59,14 @@ describe('kubernetes auth through the Fastify plugin', () => {
   })
 
   test('a user gets the Roles bound to its username and to its groups', async () => {
-    const response = await app.call('/whoami', 'Bearer human-token')
+    const response = await app.call('/whoami', `Bearer ${jwsToken('human-token')}`)
     assert.equal(response.status, 200)
     assert.deepEqual((response.body.principal as { roles: string[] }).roles, ['reader', 'writer'])
     assert.deepEqual((response.body.principal as { namespaces: string[] }).namespaces, [])
   })
 
   test('a binding in another namespace gives no role', async () => {
-    const response = await app.call('/whoami', 'Bearer carol-token')
+    const response = await app.call('/whoami', `Bearer ${jwsToken('carol-token')}`)
     assert.equal(response.status, 200)
     assert.deepEqual((response.body.principal as { roles: string[] }).roles, [])
   })
@@ -90,7 +90,7 @@ describe('kubernetes auth through the Fastify plugin', () => {
   })
 
   test('1,000 requests with one token make 1 TokenReview and no list call once synced', async () => {
-    const token = 'thousand-token'
+    const token = jwsToken('thousand-token')
     api.addToken(token, serviceAccountIdentity('apps', 'alice'))
     api.resetCalls()
     for (let batch = 0; batch < 10; batch++) {
@@ -102,12 +102,12 @@ describe('kubernetes auth through the Fastify plugin', () => {
   })
 
   test('a binding added while running is reflected without a restart or a list call', async () => {
-    const before = await app.call('/whoami', 'Bearer dave-token')
+    const before = await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`)
     assert.deepEqual((before.body.principal as { roles: string[] }).roles, [])
     api.resetCalls()
     api.putRoleBinding(roleBinding('feast', 'dave-writer', 'writer', [{ kind: 'ServiceAccount', name: 'dave', namespace: 'batch' }]))
     await eventually(async () => {
-      const response = await app.call('/whoami', 'Bearer dave-token')
+      const response = await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`)
       return (response.body.principal as { roles: string[] }).roles.includes('writer')
     }, 'the new binding to take effect')
     assert.equal(api.calls.roleBindingLists, 0)
@@ -116,9 +116,9 @@ describe('kubernetes auth through the Fastify plugin', () => {
 
   test('a binding removed while running is reflected without a restart', async () => {
     api.putRoleBinding(roleBinding('feast', 'dave-temp', 'auditor', [{ kind: 'ServiceAccount', name: 'dave', namespace: 'batch' }]))
-    await eventually(async () => ((await app.call('/whoami', 'Bearer dave-token')).body.principal as { roles: string[] }).roles.includes('auditor'), 'the binding to appear')
+    await eventually(async () => ((await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`)).body.principal as { roles: string[] }).roles.includes('auditor'), 'the binding to appear')
     api.deleteRoleBinding('feast', 'dave-temp')
-    await eventually(async () => !((await app.call('/whoami', 'Bearer dave-token')).body.principal as { roles: string[] }).roles.includes('auditor'), 'the binding to disappear')
+    await eventually(async () => !((await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`)).body.principal as { roles: string[] }).roles.includes('auditor'), 'the binding to disappear')
   })
 
   test('health reports the synced informer and the namespace', () => {
@@ -135,8 +135,8 @@ describe('kubernetes auth with audiences', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
-    api.addToken('for-feast', serviceAccountIdentity('apps', 'alice', ['feast']))
-    api.addToken('for-api-server', serviceAccountIdentity('apps', 'alice'))
+    api.addToken(jwsToken('for-feast'), serviceAccountIdentity('apps', 'alice', ['feast']))
+    api.addToken(jwsToken('for-api-server'), serviceAccountIdentity('apps', 'alice'))
     manager = managerFor(api, { ...CONFIG, audiences: ['feast'] })
   })
   after(async () => {
@@ -145,11 +145,11 @@ describe('kubernetes auth with audiences', () => {
   })
 
   test('a token issued for a configured audience is accepted', async () => {
-    assert.equal((await manager.authenticate('for-feast')).username, 'system:serviceaccount:apps:alice')
+    assert.equal((await manager.authenticate(jwsToken('for-feast'))).username, 'system:serviceaccount:apps:alice')
   })
 
   test('a token issued for the API server is refused when audiences are configured', async () => {
-    await assert.rejects(manager.authenticate('for-api-server'), { code: 'token_review_rejected', status: 401 })
+    await assert.rejects(manager.authenticate(jwsToken('for-api-server')), { code: 'token_review_rejected', status: 401 })
   })
 })
 
@@ -171,9 +171,9 @@ describe('kubernetes manager lifecycle', () => {
   test('close() right after the first request (informer still listing) leaves no watch behind', async () => {
     const api = await startFakeKubeApi()
     try {
-      api.addToken('t', serviceAccountIdentity('apps', 'alice'))
+      api.addToken(jwsToken('t'), serviceAccountIdentity('apps', 'alice'))
       const manager = managerFor(api)
-      await manager.authenticate('t')
+      await manager.authenticate(jwsToken('t'))
       await manager.close()
       await new Promise((resolve) => setTimeout(resolve, 200))
       assert.equal(api.openWatches(), 0)
@@ -204,12 +204,12 @@ describe('kubernetes manager lifecycle', () => {
     const api = await startFakeKubeApi()
     try {
       api.putRoleBinding(roleBinding('feast', 'viewers', 'view', [{ kind: 'Group', name: 'eng' }], 'ClusterRole'))
-      api.addToken('eng-token', { username: 'eve', groups: ['eng'] })
+      api.addToken(jwsToken('eng-token'), { username: 'eve', groups: ['eng'] })
       const { logger, lines } = captureLogger()
       const manager = managerFor(api, CONFIG, { logger })
       await manager.warmUp()
-      assert.deepEqual((await manager.authenticate('eng-token')).roles, [])
-      assert.deepEqual((await manager.authenticate('eng-token')).roles, [])
+      assert.deepEqual((await manager.authenticate(jwsToken('eng-token'))).roles, [])
+      assert.deepEqual((await manager.authenticate(jwsToken('eng-token'))).roles, [])
       assert.equal(lines.filter((line) => /refers to a ClusterRole/.test(line.msg)).length, 1)
       await manager.close()
     } finally {

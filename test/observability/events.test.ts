@@ -7,7 +7,7 @@ import { createKubernetesManager } from '../../src/managers/kubernetes/kubernete
 import { CHANNELS, tokenFingerprint, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from '../../src/observability/channels.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
-import { serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogger } from '../kubernetes/helpers.ts'
 
@@ -126,7 +126,9 @@ describe('identity-source events', () => {
   test('a TokenReview is published with its outcome, and its cached repeats are not', async () => {
     const api: FakeKubeApi = await startFakeKubeApi({ namespace: 'feast' })
     try {
-      api.addToken('sa-token', serviceAccountIdentity('apps', 'alice'))
+      const saToken = serviceAccountJwt('apps', 'alice')
+      const unknownToken = serviceAccountJwt('apps', 'mallory')
+      api.addToken(saToken, serviceAccountIdentity('apps', 'alice'))
       const manager = createKubernetesManager({ type: 'kubernetes', token_review_cache_ttl_seconds: 60 }, {
         logger: captureLogger().logger,
         connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
@@ -135,9 +137,9 @@ describe('identity-source events', () => {
       })
       try {
         const events = await collect<TokenReviewEvent>(CHANNELS.tokenReview, async () => {
-          await manager.authenticate('sa-token')
-          await manager.authenticate('sa-token')
-          await manager.authenticate('unknown-token').catch(() => {})
+          await manager.authenticate(saToken)
+          await manager.authenticate(saToken)
+          await manager.authenticate(unknownToken).catch(() => {})
         })
         assert.deepEqual(events.map(({ outcome, username }) => ({ outcome, username })), [
           { outcome: 'authenticated', username: 'system:serviceaccount:apps:alice' },
@@ -162,7 +164,7 @@ describe('the health route', () => {
       assert.equal(ready.status, 200)
       assert.equal(ready.body.ready, true)
       assert.equal(ready.body.type, 'oidc')
-      assert.ok(((ready.body.detail as { keys: number }).keys) >= 1, 'the number of keys is reported')
+      assert.deepEqual(ready.body, { ready: true, type: 'oidc' })
     } finally {
       await health.close()
     }
@@ -176,6 +178,22 @@ describe('the health route', () => {
       assert.equal(response.body.ready, false)
     } finally {
       await health.close()
+    }
+  })
+})
+
+describe('log volume during an outage', () => {
+  test('a provider outage writes a few error lines, not several per request', async () => {
+    const down = await startApp({ auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } })
+    try {
+      const token = await provider.issue({ preferred_username: 'alice' })
+      const before = down.logs.length
+      for (let i = 0; i < 20; i++) assert.equal((await down.call('/whoami', `Bearer ${token}`)).status, 503)
+      const errors = down.logs.slice(before).map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50)
+      assert.ok(errors.length >= 1, 'the outage is logged')
+      assert.ok(errors.length <= 3, `${errors.length} error lines for 20 requests`)
+    } finally {
+      await down.close()
     }
   })
 })

@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { describe, it } from 'node:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
 import { parseAllDocuments } from 'yaml'
+import { runCli, type CliRun } from '../helpers/cli.ts'
 
-interface Run { code: number | null, stdout: string, stderr: string }
+const cli = (args: string[]): Promise<CliRun> => runCli(['operator', ...args])
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-operator-'))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-function cli (args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'operator', ...args], { env: { PATH: process.env.PATH } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+/** `kind/name` of every RBAC object the readable output lists. */
+function rbacObjects (stdout: string): string[] {
+  const rbacPart = stdout.slice(stdout.indexOf('# RBAC objects'))
+  return parseAllDocuments(rbacPart)
+    .map((document) => document.toJS() as { kind?: string, metadata?: { name?: string } } | null)
+    .filter((object) => object?.kind !== undefined)
+    .map((object) => `${object?.kind ?? ''}/${object?.metadata?.name ?? ''}`)
 }
 
 describe('feast-authz operator render', () => {
@@ -38,9 +40,29 @@ describe('feast-authz operator render', () => {
     const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-kubernetes.yaml'])
     assert.equal(run.code, 0)
     assert.match(run.stdout, /# Server feature_store\.yaml, auth section[^\n]*\nauth:\n {2}type: kubernetes\n/)
-    const rbacPart = run.stdout.slice(run.stdout.indexOf('# RBAC objects'))
-    const kinds = parseAllDocuments(rbacPart).map((document) => (document.toJS() as { kind?: string } | null)?.kind).filter((kind) => kind !== undefined)
-    assert.deepEqual(kinds, ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'Role'])
+    assert.deepEqual(rbacObjects(run.stdout), [
+      'Role/feast-sample-kubernetes-auth',
+      'RoleBinding/feast-sample-kubernetes-auth',
+      'ClusterRole/feast-authz-token-review',
+      'ClusterRoleBinding/feast-sample-kubernetes-auth-token-review',
+      'Role/feast-writer',
+      'Role/feast-reader'
+    ])
+  })
+
+  it('prints the Feast operator\'s RBAC objects with --feast-compatible-rbac', async () => {
+    const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-kubernetes.yaml', '--feast-compatible-rbac'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(rbacObjects(run.stdout).slice(2, 4), [
+      'ClusterRole/feast-token-review-cluster-role',
+      'ClusterRoleBinding/feast-sample-kubernetes-auth-cluster-binding'
+    ])
+  })
+
+  it('lists --feast-compatible-rbac in its help', async () => {
+    const run = await cli(['render', '--help'])
+    assert.equal(run.code, 0)
+    assert.match(run.stdout, /--feast-compatible-rbac\s+kubernetes mode: emit the Feast operator's RBAC objects/)
   })
 
   it('exits 2 with the error on stderr for an invalid resource', async () => {
@@ -54,6 +76,20 @@ describe('feast-authz operator render', () => {
     const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml'])
     assert.equal(run.code, 2)
     assert.match(run.stderr, /names Secret "oidc-secret", which was not given \(pass it with --secret\)/)
+  })
+
+  it('exits 2 naming the Secret file when it does not exist', async () => {
+    const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', 'fixtures/operator/no-such-secret.yaml'])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /fixtures\/operator\/no-such-secret\.yaml: cannot read the Secret file: file not found/)
+  })
+
+  it('exits 2 naming the line and column of invalid YAML in a Secret file', async () => {
+    const path = join(dir, 'broken-secret.yaml')
+    writeFileSync(path, 'apiVersion: v1\nkind: Secret\nkind: Secret\n')
+    const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', path])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /broken-secret\.yaml:3:1: invalid YAML: /)
   })
 
   it('exits 2 on an unknown subcommand', async () => {

@@ -116,13 +116,17 @@ describe('operator render: feature_store_yaml_base64', () => {
 })
 
 describe('operator render: RBAC objects', () => {
-  it('emits the Kubernetes-mode Role, RoleBinding, ClusterRole, ClusterRoleBinding and one Role per listed role', () => {
+  const names = (rbac: readonly Record<string, unknown>[]): string[] => rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`)
+  const rulesOf = (object: Record<string, unknown> | undefined): unknown => (object as { rules: unknown }).rules
+  const TOKEN_REVIEW = { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }
+
+  it('emits the minimal Kubernetes-mode Role, RoleBinding, ClusterRole, ClusterRoleBinding and one Role per listed role', () => {
     const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
-    assert.deepEqual(rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`), [
+    assert.deepEqual(names(rbac), [
       'Role/feast-sample-kubernetes-auth',
       'RoleBinding/feast-sample-kubernetes-auth',
-      'ClusterRole/feast-token-review-cluster-role',
-      'ClusterRoleBinding/feast-sample-kubernetes-auth-cluster-binding',
+      'ClusterRole/feast-authz-token-review',
+      'ClusterRoleBinding/feast-sample-kubernetes-auth-token-review',
       'Role/feast-writer',
       'Role/feast-reader'
     ])
@@ -135,10 +139,50 @@ describe('operator render: RBAC objects', () => {
     assert.equal(binding.metadata.namespace, 'feast')
   })
 
-  it('lets the store Role read Roles and RoleBindings, and gives listed roles no rules', () => {
+  it('lets the store Role only read RoleBindings of its namespace, and gives listed roles no rules', () => {
     const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
-    assert.deepEqual((rbac[0] as { rules: unknown[] }).rules[0], { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] })
-    assert.deepEqual((rbac[4] as { rules: unknown[] }).rules, [])
+    assert.deepEqual(rulesOf(rbac[0]), [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['get', 'list', 'watch'] }])
+    assert.deepEqual(rulesOf(rbac[4]), [])
+  })
+
+  it('grants cluster-wide only TokenReview creation by default', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
+    assert.deepEqual(rulesOf(rbac[2]), [TOKEN_REVIEW])
+    const binding = rbac[3] as { roleRef: unknown, subjects: unknown[] }
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'feast-authz-token-review' })
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'feast-sample-kubernetes-auth', namespace: 'feast' }])
+  })
+
+  it('emits the Feast operator\'s objects, names and rules with feastCompatibleRbac: true', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'), { feastCompatibleRbac: true })
+    assert.deepEqual(names(rbac), [
+      'Role/feast-sample-kubernetes-auth',
+      'RoleBinding/feast-sample-kubernetes-auth',
+      'ClusterRole/feast-token-review-cluster-role',
+      'ClusterRoleBinding/feast-sample-kubernetes-auth-cluster-binding',
+      'Role/feast-writer',
+      'Role/feast-reader'
+    ])
+    const extras = [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['get', 'list'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings'], verbs: ['get', 'list'] }
+    ]
+    assert.deepEqual(rulesOf(rbac[0]), [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] }, TOKEN_REVIEW, ...extras])
+    assert.deepEqual(rulesOf(rbac[2]), [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['list'] }, TOKEN_REVIEW, ...extras])
+    assert.equal((rbac[3] as { roleRef: { name: string } }).roleRef.name, 'feast-token-review-cluster-role')
+  })
+
+  it('renders the same server and client sections whichever RBAC is chosen', () => {
+    const minimal = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
+    const compatible = renderFeatureStore(fixture('featurestore-kubernetes.yaml'), { feastCompatibleRbac: true })
+    assert.deepEqual([compatible.server, compatible.client, compatible.feature_store_yaml_base64], [minimal.server, minimal.client, minimal.feature_store_yaml_base64])
+  })
+
+  it('leaves OIDC RBAC unchanged with feastCompatibleRbac: true', () => {
+    const plain = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
+    const compatible = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture(), feastCompatibleRbac: true })
+    assert.deepEqual(compatible.rbac, plain.rbac)
   })
 
   it('emits only the TokenReview ClusterRole and its binding for OIDC', () => {

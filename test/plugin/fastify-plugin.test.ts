@@ -176,3 +176,45 @@ describe('registering the plugin', () => {
     }
   })
 })
+
+describe('a failing logger', () => {
+  test('cannot hang or decide a request: authentication still answers', async () => {
+    const { default: Fastify } = await import('fastify')
+    const { feastAuthz: plugin } = await import('../../src/adapters/fastify.ts')
+    // Armed after startup: a logger failing at registration fails registration, which is fine.
+    let armed = false
+    const fail = (): void => { if (armed) throw new Error('log down') }
+    const broken = { debug: fail, info: fail, warn: fail, error: fail }
+    const app = Fastify()
+    await app.register(plugin, { config: { auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } }, logger: broken })
+    app.get('/x', async () => ({ ok: true }))
+    await app.ready()
+    armed = true
+    try {
+      const response = await app.inject({ url: '/x', headers: { authorization: 'Bearer not-a-jwt' } })
+      assert.equal(response.statusCode, 401)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('plugin options are checked at registration', () => {
+  const config = { auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } }
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['a zero maxTokenLength', { maxTokenLength: 0 }, /maxTokenLength must be a positive integer, got 0/],
+    ['a NaN cache size, which would never evict', { oidc: { verifiedTokenCacheSize: Number.NaN } }, /oidc\.verifiedTokenCacheSize must be an integer from 0 to 10000000, got NaN/],
+    ['an infinite cache size', { oidc: { verifiedTokenCacheSize: Number.POSITIVE_INFINITY } }, /oidc\.verifiedTokenCacheSize must be/],
+    ['a negative unknown-kid cooldown, which would lift the rate limit', { oidc: { unknownKidCooldownSeconds: -1 } }, /oidc\.unknownKidCooldownSeconds must be a number of seconds from 0 to 86400, got -1/],
+    ['a permissions option of the wrong kind', { permissions: 42 }, /permissions must be a list of permissions/]
+  ]
+  for (const [label, options, message] of cases) {
+    test(`${label} fails registration with a clear error`, async () => {
+      const { default: Fastify } = await import('fastify')
+      const { feastAuthz: plugin } = await import('../../src/adapters/fastify.ts')
+      const app = Fastify()
+      await assert.rejects(async () => { await app.register(plugin, { config, ...options } as never) }, message)
+      await app.close().catch(() => {})
+    })
+  }
+})

@@ -176,6 +176,56 @@ describe('requirePermission from route config', () => {
   })
 })
 
+describe('route-config permissions and registration order', () => {
+  test('a route declared before an un-awaited register is still checked', async () => {
+    const app = Fastify() as unknown as FastifyInstance
+    void app.register(feastAuthz, { config: OIDC_CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS })
+    app.get('/early', { config: { feastAuthz: { permission: { resources: view('driver_stats'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    try {
+      assert.equal((await app.inject({ url: '/early', headers: bearer('nobody') })).statusCode, 403)
+      assert.equal((await app.inject({ url: '/early', headers: bearer('reader') })).statusCode, 200)
+      assert.equal((await app.inject({ url: '/early' })).statusCode, 401)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('a route-config permission is checked once, not twice', async () => {
+    const { app, lines } = await buildApp()
+    app.get('/once', { config: { feastAuthz: { permission: { resources: view('x'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    try {
+      assert.equal((await app.inject({ url: '/once', headers: bearer('nobody') })).statusCode, 403)
+      assert.equal(lines.filter((line) => line.msg === 'permission denied').length, 1)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('an empty computed resource list is refused outside filter mode', async () => {
+    const { app } = await buildApp()
+    app.post('/batch', { preHandler: app.requirePermission({ resources: (request) => (request.body as { names: string[] }).names.map(view), actions: 'WRITE_ONLINE' }) }, async () => ({ ok: true }))
+    try {
+      const response = await app.inject({ method: 'POST', url: '/batch', headers: bearer('nobody'), payload: { names: [] } })
+      assert.equal(response.statusCode, 403)
+      assert.equal((await app.inject({ method: 'POST', url: '/batch', headers: bearer('writer'), payload: { names: ['a'] } })).statusCode, 200)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('an empty list in filter mode is simply an empty result', async () => {
+    const { app } = await buildApp()
+    app.get('/none', { preHandler: app.requirePermission({ resources: () => [], actions: 'DESCRIBE', filter: true }) }, async (request) => ({ permitted: request.permittedResources }))
+    try {
+      const response = await app.inject({ url: '/none', headers: bearer('nobody') })
+      assert.equal(response.statusCode, 200)
+      assert.deepEqual(response.json(), { permitted: [] })
+    } finally {
+      await app.close()
+    }
+  })
+})
+
 describe('requirePermission where permissions do not apply', () => {
   test('under no_auth every check passes, even on a public route and with denying permissions', async () => {
     const { app } = await buildApp({ noAuth: true, permissions: [permission({ name: 'nobody', actions: ['DESCRIBE'], policy: roleBasedPolicy(['none']) })] })

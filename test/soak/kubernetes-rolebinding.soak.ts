@@ -21,7 +21,7 @@ import { pino } from 'pino'
 import feastAuthz from '../../src/adapters/fastify.ts'
 import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
-import { roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi, type RoleBindingSubject } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi, type RoleBindingSubject } from '../helpers/fake-kube-api.ts'
 
 const SECONDS = Math.min(Number(process.env.SOAK_K8S_SECONDS ?? 50), 120)
 const CONNECTIONS = 50
@@ -37,7 +37,7 @@ const subjects: RoleBindingSubject[] = Array.from({ length: ACCOUNTS }, (_, i) =
 
 before(async () => {
   api = await startFakeKubeApi({ namespace: 'feast' })
-  for (let i = 0; i < ACCOUNTS; i++) api.addToken(`sa-${i}-token`, serviceAccountIdentity('apps', `sa-${i}`))
+  for (let i = 0; i < ACCOUNTS; i++) api.addToken(jwsToken(`sa-${i}-token`), serviceAccountIdentity('apps', `sa-${i}`))
   api.putRoleBinding(roleBinding('feast', 'readers', 'reader', subjects))
   const counting = new Writable({ write (chunk: Buffer, _encoding, done) { if (/"level":(40|50|60)/.test(chunk.toString())) warnings++; done() } })
   const logger = pino({ level: 'warn' }, counting)
@@ -62,7 +62,7 @@ after(async () => {
 })
 
 test(`${CONNECTIONS} clients for ${SECONDS} s with a RoleBinding change halfway: no error, the new binding served, memory flat`, { timeout: (SECONDS + 60) * 1000 }, async () => {
-  for (let i = 0; i < ACCOUNTS; i++) assert.equal((await fetch(`${url}/whoami`, { headers: { authorization: `Bearer sa-${i}-token` } })).status, 200)
+  for (let i = 0; i < ACCOUNTS; i++) assert.equal((await fetch(`${url}/whoami`, { headers: { authorization: `Bearer ${jwsToken(`sa-${i}-token`)}` } })).status, 200)
   const reviewsAfterWarmup = api.calls.tokenReviews
   const listsAfterWarmup = api.calls.roleBindingLists
 
@@ -84,7 +84,7 @@ test(`${CONNECTIONS} clients for ${SECONDS} s with a RoleBinding change halfway:
     requests: [{
       method: 'GET',
       path: '/whoami',
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer sa-${next++ % ACCOUNTS}-token` } }),
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${jwsToken(`sa-${next++ % ACCOUNTS}-token`)}` } }),
       onResponse: (status, body) => {
         if (status !== 200 || changedAt === undefined) return
         const now = Date.now()

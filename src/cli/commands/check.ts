@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { authenticateRequest } from '../../adapters/authenticate-request.ts'
 import { setUpAuthz } from '../../adapters/setup.ts'
 import { ConfigError, describeValue } from '../../config/errors.ts'
+import { isIntraPrincipal } from '../../intra/with-intra-identity.ts'
 import { createLogger } from '../../logging.ts'
 import { AuthError } from '../../managers/errors.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
@@ -88,7 +89,7 @@ export const run: CliCommand = async (argv, io) => {
   }
 
   // The servers' own identity is not subject to permissions (as in requirePermission).
-  if (principal.source === 'intra') {
+  if (isIntraPrincipal(principal)) {
     io.stdout(`${JSON.stringify({ decision: 'allow', principal: principalToJSON(principal), note: 'intra-server identity: permissions are not checked', explanation: [] }, null, 2)}\n`)
     return EXIT.ok
   }

@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { parseAllDocuments, stringify } from 'yaml'
+import { LineCounter, parseAllDocuments, stringify } from 'yaml'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { readTextFile } from '../../config/read-text-file.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
-const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>] [--json]
+const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>]
+                                [--feast-compatible-rbac] [--json]
 
 Turns a FeatureStore resource (<group>/v1) into what the Feast operator would deploy:
 the auth section of the servers' and the clients' feature_store.yaml, the servers'
@@ -16,6 +17,10 @@ feature_store_yaml_base64, and the RBAC objects of the chosen mode.
   --secret <path>     Secret(s) that spec.authz.oidc.secretRef may name; a file may hold
                       several YAML documents; repeatable
   --base <path>       a feature_store.yaml to complete (its project and auth are replaced)
+  --feast-compatible-rbac
+                      kubernetes mode: emit the Feast operator's RBAC objects, which also
+                      grant cluster-wide reads (namespaces, cluster roles and bindings) that
+                      feast-authz never makes; default: only what feast-authz needs
   --json              print {"server","client","feature_store_yaml_base64","rbac"}
 
 The server section (and feature_store_yaml_base64) carries the Secret's credentials;
@@ -26,12 +31,12 @@ Secret or the options are invalid.
 export const run: CliCommand = async (argv, io) => {
   const [sub, ...rest] = argv
   if (sub === '--help' || sub === '-h') { io.stdout(HELP); return EXIT.ok }
-  let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, help?: boolean | undefined }
+  let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, 'feast-compatible-rbac'?: boolean | undefined, help?: boolean | undefined }
   try {
     if (sub !== 'render') throw new UsageError(sub === undefined ? 'missing subcommand: expected render' : `unknown subcommand "${sub}": expected render`)
     ;({ values } = parseArgs({
       args: rest,
-      options: { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       strict: true
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
@@ -45,7 +50,7 @@ export const run: CliCommand = async (argv, io) => {
   try {
     const secrets = (values.secret ?? []).flatMap(readSecretFile)
     const base = values.base === undefined ? undefined : readFeatureStoreFile(values.base).data
-    rendered = renderFeatureStore(values.resource, { secrets, ...(base === undefined ? {} : { base }) })
+    rendered = renderFeatureStore(values.resource, { secrets, feastCompatibleRbac: values['feast-compatible-rbac'] === true, ...(base === undefined ? {} : { base }) })
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz operator render: ${error.message}\n`); return EXIT.usage }
     throw error
@@ -73,19 +78,26 @@ export const run: CliCommand = async (argv, io) => {
   return EXIT.ok
 }
 
+const MAX_SECRET_FILE_BYTES = 4 * 1024 * 1024
+
 /** Every YAML document of a Secret file, as parsed objects. */
 function readSecretFile (path: string): Array<{ object: Record<string, unknown>, source: string }> {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw new ConfigError(`cannot read the Secret file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { source: path }, error)
-  }
-  const documents = parseAllDocuments(text, { uniqueKeys: true, strict: true })
+  const text = readTextFile(path, {
+    // A Kubernetes Secret holds at most 1 MiB; a file of several is still small.
+    maxBytes: MAX_SECRET_FILE_BYTES,
+    kind: 'a Secret file',
+    cannotRead: 'cannot read the Secret file',
+    error: (message, cause) => new ConfigError(message, { source: path }, cause)
+  })
+  const lineCounter = new LineCounter()
+  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
   if (!Array.isArray(documents)) throw new ConfigError('expected YAML documents', { source: path })
   return documents.flatMap((document) => {
     const problem = document.errors[0]
-    if (problem !== undefined) throw new ConfigError(`invalid YAML: ${problem.message.split('\n')[0] ?? ''}`, { source: path })
+    if (problem !== undefined) {
+      const pos = lineCounter.linePos(problem.pos[0])
+      throw new ConfigError(`invalid YAML: ${problem.message.split('\n')[0] ?? ''}`, { source: path, line: pos.line, column: pos.col })
+    }
     const object: unknown = document.toJS({ maxAliasCount: 0 })
     if (object === null || object === undefined) return []
     if (typeof object !== 'object' || Array.isArray(object)) throw new ConfigError('expected each document to be a Secret (a mapping)', { source: path })

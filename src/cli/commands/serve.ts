@@ -6,7 +6,7 @@ import { createLogger, type AuthLogger } from '../../logging.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { buildReferenceServer } from '../../server/app.ts'
-import { loadRegistryFile } from '../../server/registry-yaml.ts'
+import { loadYamlRegistryFile } from '../../server/registry-yaml.ts'
 import type { FeatureRegistry } from '../../server/registry.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
@@ -105,7 +105,7 @@ export const run: CliCommand = async (argv, io) => {
  */
 function loadRegistry (configPath: string, registryPath: string | undefined, logger: AuthLogger): FeatureRegistry | FeastRegistry | undefined {
   if (registryPath !== undefined) {
-    if (isYamlPath(registryPath)) return loadRegistryFile(registryPath)
+    if (isYamlPath(registryPath)) return loadYamlRegistryFile(registryPath)
     const file = readFeatureStoreFile(configPath)
     const project = file.data.project
     if (typeof project !== 'string' || project.trim() === '') {
@@ -115,7 +115,7 @@ function loadRegistry (configPath: string, registryPath: string | undefined, log
   }
   const named = readFeatureStoreFile(configPath).data.registry
   if (typeof named !== 'string' || !isYamlPath(named)) return undefined
-  return loadRegistryFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
+  return loadYamlRegistryFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
 }
 
 function isYamlPath (path: string): boolean {

@@ -3,25 +3,14 @@ import { ConfigError } from '../../config/errors.ts'
 import type { AuthLogger } from '../../logging.ts'
 import { createPrincipal, type Principal } from '../../principal.ts'
 import type { AuthManager } from '../types.ts'
+import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
-import type { ReviewedIdentity } from './identity.ts'
-import { createReviewCache } from './review-cache.ts'
-import { createRoleBindingSource, type RoleBindingSourceOptions } from './role-binding-source.ts'
+import { createRoleBindingSource } from './role-binding-source.ts'
+import type { RoleIndex } from './role-binding-index.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
-import { createTokenReviewer } from './token-review.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
 
-/** Tuning knobs with safe defaults; tests shorten them. */
-export interface KubernetesTuning {
-  /** Timeout of each API call. Default 5000 ms. */
-  readonly requestTimeoutMs?: number
-  /** How long a rejected token's 401 is remembered. Default 5000 ms. */
-  readonly failureCacheMs?: number
-  /** Reviewed tokens kept. Default 10 000. */
-  readonly maxCachedTokens?: number
-  readonly informer?: Omit<RoleBindingSourceOptions, 'logger' | 'namespace' | 'requestTimeoutMs' | 'now'>
-  readonly now?: () => number
-}
-
+export type { KubernetesTuning } from './tuning.ts'
 export interface KubernetesManagerOptions {
   readonly logger: AuthLogger
   /** The cluster connection; default: detected (in-cluster service account, `KUBECONFIG`, `~/.kube/config`). */
@@ -53,29 +42,40 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
   })
   logger.info({ namespace, namespaceSource: source, cluster: connection.description }, `kubernetes auth: roles come from RoleBindings in namespace ${namespace} (from ${source})`)
 
-  const requestTimeoutMs = tuning.requestTimeoutMs ?? 5000
-  const review = createTokenReviewer(connection.kubeConfig, { logger, audiences: config.audiences, timeoutMs: requestTimeoutMs })
-  const reviews = createReviewCache<ReviewedIdentity>({
-    ttlMs: config.token_review_cache_ttl_seconds * 1000,
-    failureTtlMs: tuning.failureCacheMs ?? 5000,
-    maxEntries: tuning.maxCachedTokens ?? 10_000,
-    ...(tuning.now === undefined ? {} : { now: tuning.now })
-  })
+  const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, tuning })
   const bindings = createRoleBindingSource(connection.kubeConfig, {
     ...tuning.informer,
     logger,
     namespace,
-    requestTimeoutMs,
+    requestTimeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(tuning.now === undefined ? {} : { now: tuning.now })
   })
 
+  /** The token's principal under `index`: built once per token and bindings generation. */
+  const principalFor = (reviewed: ReviewedToken, index: RoleIndex): Principal => {
+    if (reviewed.builtFrom === index && reviewed.principal !== undefined) return reviewed.principal
+    const { username, groups, namespaces } = reviewed.identity
+    const principal = createPrincipal({ username, roles: index.rolesFor(reviewed.identity), groups, namespaces, source: 'kubernetes' })
+    reviewed.principal = principal
+    reviewed.builtFrom = index
+    return principal
+  }
+
   return {
     type: 'kubernetes',
+    // The hot path of a repeated token: one HMAC, one map lookup, one index comparison.
+    authenticateCached (token: string): Principal | undefined {
+      const reviewed = tokens.cached(token)
+      if (reviewed === undefined) return undefined
+      const index = bindings.indexNow()
+      return index === undefined ? undefined : principalFor(reviewed, index)
+    },
     async authenticate (token: string): Promise<Principal> {
+      // Before anything else: a token that cannot be a service-account token costs no API call.
+      requireCompactJws(token)
       bindings.start()
-      const identity = await reviews.get(token, review)
-      const roles = await bindings.rolesFor(identity)
-      return createPrincipal({ username: identity.username, roles, groups: identity.groups, namespaces: identity.namespaces, source: 'kubernetes' })
+      const reviewed = await tokens.review(token)
+      return principalFor(reviewed, bindings.indexNow() ?? await bindings.index())
     },
     async warmUp () {
       bindings.start()
@@ -85,12 +85,12 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
       const status = bindings.status()
       return {
         ready: status.synced,
-        detail: { namespace, namespaceSource: source, cluster: connection.source, bindingsSynced: status.synced, bindings: status.bindings, informerRestarts: status.restarts, lastSyncAt: status.lastSyncAt, cachedTokens: reviews.size() }
+        detail: { namespace, namespaceSource: source, cluster: connection.source, bindingsSynced: status.synced, bindings: status.bindings, informerRestarts: status.restarts, lastSyncAt: status.lastSyncAt, cachedTokens: tokens.size() }
       }
     },
     async close () {
       await bindings.stop()
-      reviews.clear()
+      tokens.clear()
     }
   }
 }

@@ -36,6 +36,15 @@ export interface RoleBindingSource {
   start (): void
   /** Resolves once the first informer attempt has synced or failed. Never rejects. */
   settled (): Promise<void>
+  /**
+   * The bindings as they answer right now without I/O (informer synced, or within the grace
+   * period after losing sync), else undefined (then {@link index} lists them). A new object
+   * whenever the bindings change: its identity is the generation callers compare to know
+   * whether roles they derived from it are still current.
+   */
+  indexNow (): RoleIndex | undefined
+  /** The bindings, listing them directly when the informer cannot answer; rejects with a 503 AuthError when they cannot be read. */
+  index (): Promise<RoleIndex>
   /** Roles of an identity; rejects with a 503 AuthError when the bindings cannot be read. */
   rolesFor (identity: { readonly username: string, readonly groups: readonly string[] }): Promise<string[]>
   status (): RoleBindingSourceStatus
@@ -273,6 +282,8 @@ export function createRoleBindingSource (kubeConfig: KubeConfig, options: RoleBi
       watchdog.unref()
     },
     settled: async () => { await settledPromise },
+    indexNow: currentIndex,
+    index: async () => currentIndex() ?? await directIndex(),
     async rolesFor (identity) {
       return (currentIndex() ?? await directIndex()).rolesFor(identity)
     },

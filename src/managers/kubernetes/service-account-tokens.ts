@@ -2,17 +2,20 @@ import type { KubernetesAuthConfig } from '../../config/auth-config.ts'
 import type { AuthLogger } from '../../logging.ts'
 import { createPrincipal, type Principal } from '../../principal.ts'
 import { AuthError } from '../errors.ts'
+import { createCachedTokenReview } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
-import type { ReviewedIdentity } from './identity.ts'
-import { createReviewCache } from './review-cache.ts'
-import { createTokenReviewer } from './token-review.ts'
+import type { KubernetesTuning } from './tuning.ts'
 
 export interface ServiceAccountTokenOptions {
   readonly logger: AuthLogger
   /** Default 60 s, as `token_review_cache_ttl_seconds`. */
   readonly cacheTtlSeconds?: number | undefined
   readonly audiences?: KubernetesAuthConfig['audiences'] | undefined
+  /** The same tuning as kubernetes mode (cache sizes, failure TTL, concurrent reviews, timeouts). */
+  readonly tuning?: KubernetesTuning | undefined
+  /** Overrides `tuning.requestTimeoutMs`. */
   readonly requestTimeoutMs?: number | undefined
+  /** Overrides `tuning.now`. */
   readonly now?: (() => number) | undefined
 }
 
@@ -23,16 +26,17 @@ export interface ServiceAccountTokenOptions {
  * needs only `tokenreviews/create`. Reviews are cached as in kubernetes mode.
  */
 export function createServiceAccountTokenVerifier (connection: ClusterConnection, options: ServiceAccountTokenOptions): (token: string) => Promise<Principal> {
-  const review = createTokenReviewer(connection.kubeConfig, { logger: options.logger, audiences: options.audiences, timeoutMs: options.requestTimeoutMs ?? 5000 })
-  const reviews = createReviewCache<ReviewedIdentity>({
-    ttlMs: (options.cacheTtlSeconds ?? 60) * 1000,
-    failureTtlMs: 5000,
-    maxEntries: 10_000,
+  const tuning: KubernetesTuning = {
+    ...options.tuning,
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.now === undefined ? {} : { now: options.now })
-  })
+  }
+  const tokens = createCachedTokenReview(connection.kubeConfig, { logger: options.logger, audiences: options.audiences, ttlSeconds: options.cacheTtlSeconds ?? 60, tuning })
   return async (token) => {
-    const identity = await reviews.get(token, review)
-    return createPrincipal({ username: identity.username, namespaces: identity.namespaces, source: 'kubernetes' })
+    const reviewed = await tokens.review(token)
+    // Built once per cached review: the principal depends on nothing but the identity.
+    reviewed.principal ??= createPrincipal({ username: reviewed.identity.username, namespaces: reviewed.identity.namespaces, source: 'kubernetes' })
+    return reviewed.principal
   }
 }
 

@@ -54,12 +54,21 @@ function validate (value: unknown, url: string): DiscoveryDocument {
   }
   const doc = value as Record<string, unknown>
   const jwksUri = doc.jwks_uri
-  if (typeof jwksUri !== 'string' || !/^https?:\/\//.test(jwksUri)) {
+  if (typeof jwksUri !== 'string' || !isHttpUrl(jwksUri)) {
     throw new ProviderRequestError(`discovery document ${url} has no http(s) jwks_uri`)
   }
   return {
     jwks_uri: jwksUri,
     ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {}),
     ...(typeof doc.token_endpoint === 'string' ? { token_endpoint: doc.token_endpoint } : {})
+  }
+}
+
+function isHttpUrl (value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {
+    return false
   }
 }

@@ -2,6 +2,7 @@ import { errors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters } f
 import type { OidcServerConfig } from '../../config/auth-config.ts'
 import { ConfigError } from '../../config/errors.ts'
 import type { AuthLogger } from '../../logging.ts'
+import { createLogThrottle } from '../../observability/throttle.ts'
 import type { Principal } from '../../principal.ts'
 import { isCompactJws } from '../compact-jws.ts'
 import { AuthError } from '../errors.ts'
@@ -44,6 +45,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   if (!config.verify_ssl) {
     logger.warn({ discovery: config.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
   }
+  // One error line per kind of provider failure and 10 s, not one per request of an outage.
+  const throttle = createLogThrottle()
   const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
   let keySet: KeySet | undefined
 
@@ -53,7 +56,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     try {
       jwksUri = (await discovery.get()).jwks_uri
     } catch (error) {
-      logger.error({ err: error, discovery: config.auth_discovery_url }, 'OIDC discovery failed')
+      const { log, suppressed } = throttle('discovery')
+      if (log) logger.error({ err: error, discovery: config.auth_discovery_url, ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
       throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
     }
     keySet ??= createKeySet(jwksUri, {
@@ -90,7 +94,10 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       return { payload, key: candidates?.length === 1 ? candidates[0] : undefined }
     } catch (error) {
       const failure = toAuthError(error)
-      if (failure.status === 503) logger.error({ err: error }, 'OIDC key set unavailable')
+      if (failure.status === 503) {
+        const { log, suppressed } = throttle('jwks')
+        if (log) logger.error({ err: error, ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC key set unavailable')
+      }
       throw failure
     }
   }
@@ -152,7 +159,11 @@ function createProviderAgents (config: OidcServerConfig): ReturnType<typeof crea
   }
 }
 
-/** Maps jose's failures to stable codes with messages safe to show to the caller. */
+/**
+ * Maps jose's failures to stable codes with messages safe to show to the caller. Anything
+ * that is not a judgement of the token is rethrown: the adapters answer it with a logged
+ * 500, never with a 401 that would blame the caller.
+ */
 export function toAuthError (error: unknown): AuthError {
   if (error instanceof AuthError) return error
   if (error instanceof errors.JWTExpired) return new AuthError('token_expired', 'the token has expired')
@@ -175,5 +186,7 @@ export function toAuthError (error: unknown): AuthError {
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
     return new AuthError('unknown_key', 'the token was not signed by a key of the identity provider')
   }
-  return new AuthError('malformed_token', 'the token is not a well-formed signed JWT', { cause: error })
+  if (error instanceof errors.JOSEError) return new AuthError('malformed_token', 'the token is not a well-formed signed JWT', { cause: error })
+  // Not jose's verdict on the token: a fault of ours or of the provider's answers. Never a 401.
+  throw error
 }

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto'
 import type { Principal } from '../../principal.ts'
+import { createLru } from '../lru.ts'
 import type { PreparedKey } from './fast-verify.ts'
 
 /** What a verified token resolved to, and what bounds how long that stays true. */
@@ -23,25 +24,22 @@ export function createVerifiedCache (maxEntries: number): {
   delete: (key: string) => void
   readonly size: () => number
 } {
-  const entries = new Map<string, VerifiedEntry>()
+  const entries = createLru<string, VerifiedEntry>(maxEntries)
+  // The adapters ask authenticateCached, then authenticate, for the same token in one tick:
+  // remembering the last hash saves the second one on every cache miss.
+  let lastToken: string | undefined
+  let lastKey = ''
   return {
-    keyOf: (token) => hash('sha256', token, 'base64'),
-    get (key) {
-      const entry = entries.get(key)
-      if (entry !== undefined) {
-        // Map iteration order is insertion order: re-inserting marks it most recently used.
-        entries.delete(key)
-        entries.set(key, entry)
+    keyOf: (token) => {
+      if (token !== lastToken) {
+        lastKey = hash('sha256', token, 'base64')
+        lastToken = token
       }
-      return entry
+      return lastKey
     },
-    set (key, entry) {
-      if (maxEntries <= 0) return
-      entries.delete(key)
-      entries.set(key, entry)
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string)
-    },
-    delete: (key) => { entries.delete(key) },
-    size: () => entries.size
+    get: entries.get,
+    set: entries.set,
+    delete: entries.delete,
+    size: entries.size
   }
 }

@@ -1,0 +1,95 @@
+import type { KubeConfig } from '@kubernetes/client-node'
+import type { AuthLogger } from '../../logging.ts'
+import type { Principal } from '../../principal.ts'
+import { isCompactJws } from '../compact-jws.ts'
+import { AuthError } from '../errors.ts'
+import type { ReviewedIdentity } from './identity.ts'
+import { createReviewCache } from './review-cache.ts'
+import { createTokenReviewer } from './token-review.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
+
+/**
+ * A token the cluster vouched for, as cached. `principal` and `builtFrom` belong to the
+ * caller: the principal it built from this identity and the view (e.g. the RoleBinding
+ * index) it was built with, so a repeated token reuses it until that view changes.
+ */
+export interface ReviewedToken {
+  readonly identity: ReviewedIdentity
+  principal: Principal | undefined
+  builtFrom: unknown
+}
+
+export interface CachedTokenReview {
+  /** The reviewed token if the cache still vouches for it; no I/O, no promise. */
+  cached (token: string): ReviewedToken | undefined
+  /**
+   * The reviewed token, from the cache or a TokenReview. Rejects with 401
+   * `malformed_token` (no API call) when the token is not a compact JWS, another 401 when
+   * the cluster rejects it, and 503 when the API server cannot answer or too many reviews
+   * are already waiting for it.
+   */
+  review (token: string): Promise<ReviewedToken>
+  readonly size: () => number
+  clear (): void
+}
+
+export interface CachedTokenReviewOptions {
+  readonly logger: AuthLogger
+  readonly audiences?: readonly string[] | undefined
+  /** Longest reuse of a review, in seconds (`token_review_cache_ttl_seconds`). */
+  readonly ttlSeconds: number
+  readonly tuning?: KubernetesTuning | undefined
+}
+
+/**
+ * Throws 401 `malformed_token` unless the token is a compact JWS. Service-account tokens
+ * (and every token a cluster's OIDC or projected-token issuer mints) are JWTs, so anything
+ * else would only cost a TokenReview to be told "no".
+ */
+export function requireCompactJws (token: string): void {
+  if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments (Kubernetes service-account tokens are JWTs)')
+}
+
+/**
+ * The one place a TokenReviewer and its cache are built, for kubernetes mode and for
+ * service-account tokens under oidc alike, from the same tuning options.
+ */
+export function createCachedTokenReview (kubeConfig: KubeConfig, options: CachedTokenReviewOptions): CachedTokenReview {
+  const { logger } = options
+  const tuning = options.tuning ?? {}
+  const now = tuning.now ?? Date.now
+  const reviewer = createTokenReviewer(kubeConfig, { logger, audiences: options.audiences, timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS })
+  const load = async (token: string): Promise<ReviewedToken> => ({ identity: await reviewer(token), principal: undefined, builtFrom: undefined })
+  const warnSaturated = throttledWarning(logger, now)
+  const reviews = createReviewCache<ReviewedToken>({
+    ttlMs: options.ttlSeconds * 1000,
+    failureTtlMs: tuning.failureCacheMs ?? 5000,
+    maxEntries: tuning.maxCachedTokens ?? 10_000,
+    maxRejections: tuning.maxCachedRejections ?? 1000,
+    maxInFlight: tuning.maxConcurrentReviews ?? 64,
+    onSaturated: warnSaturated,
+    now
+  })
+  return {
+    cached: (token) => reviews.peek(reviews.keyOf(token)),
+    async review (token) {
+      requireCompactJws(token)
+      return await reviews.get(token, load)
+    },
+    size: reviews.size,
+    clear: reviews.clear
+  }
+}
+
+/** One warning per 10 s while reviews are saturated, with how many tokens were turned away. */
+function throttledWarning (logger: AuthLogger, now: () => number): (inFlight: number) => void {
+  let lastAt: number | undefined
+  let refused = 0
+  return (inFlight) => {
+    refused++
+    if (lastAt !== undefined && now() - lastAt < 10_000) return
+    lastAt = now()
+    logger.warn({ inFlight, refused }, `${inFlight} TokenReviews are already waiting for the Kubernetes API server: new tokens get 503 until they finish (tuning.maxConcurrentReviews)`)
+    refused = 0
+  }
+}
