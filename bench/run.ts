@@ -84,13 +84,14 @@ async function main (): Promise<void> {
     jwks: keys.jwks
   }
   const foreignIssuer = createSigner({ alg: 'RS256', key: keys.rsaPrivate, kid: RS256_KID, issuer: 'https://other-issuer.example', lifetimeSeconds: TOKEN_LIFETIME_SECONDS })
-  const badTokens = { 'tampered signature': tamperedToken(repeatToken), 'foreign issuer': foreignIssuer.token(1) }
+  const badTokens = { 'a tampered signature': tamperedToken(repeatToken), 'a foreign issuer': foreignIssuer.token(1) }
   const esSigner = createSigner({ alg: 'ES256', key: keys.ecPrivate, kid: ES256_KID, issuer: ISSUER, lifetimeSeconds: TOKEN_LIFETIME_SECONDS })
 
   let kube: KubeFixture | undefined
   try {
     if (settings.profile) {
-      await profileRun({ settings, cores, idp, description, repeatToken, pool, badTokens, esSigner, kube: undefined })
+      if (kubernetesUnavailable() === undefined) kube = await startKubeFixture().catch(() => undefined)
+      await profileRun({ settings, cores, idp, description, repeatToken, pool, badTokens, esSigner, kube })
       return
     }
     const selected = scenarioList(settings.poolSize).filter((s) => settings.only === undefined || settings.only.includes(s.id))
@@ -180,11 +181,11 @@ async function checkServer (fixture: Fixture, scenario: Scenario, server: Server
   if (good !== 200) throw new Error(`${scenario.id} answered ${good} to a valid token`)
   if (!scenario.verifies) return
   const bad = scenario.tokens === 'kubernetes'
-    ? { 'unknown service-account token': `${goodToken.slice(0, -8)}AAAAAAAA` }
+    ? { 'an unknown service-account token': `${goodToken.slice(0, -8)}AAAAAAAA` }
     : fixture.badTokens
   for (const [what, token] of Object.entries({ ...bad, 'no token': undefined })) {
     const status = await fetchStatus(url, token)
-    if (status !== 401) throw new Error(`${scenario.id} answered ${status} (expected 401) to a token with a ${what}: it does not verify`)
+    if (status !== 401) throw new Error(`${scenario.id} answered ${status} (expected 401) to a request with ${what}: it does not verify`)
   }
 }
 
@@ -263,7 +264,7 @@ async function runMemory (fixture: Fixture): Promise<MemoryResult> {
     const started = performance.now()
     let run: LoadResult
     try {
-      run = await runLoad({ url: server.url, path: ROUTE, tokens: () => fixture.esSigner.token(next++), connections: settings.connections, amount: settings.memoryTokens, maxSeconds: settings.memoryMaxSeconds })
+      run = await runLoad({ url: server.url, path: ROUTE, tokens: () => fixture.esSigner.token(next++), connections: settings.connections, amount: settings.memoryTokens, maxSeconds: settings.memoryMaxSeconds, serverCpuSeconds: server.cpuSeconds })
     } finally {
       clearInterval(sampler)
     }
@@ -271,7 +272,7 @@ async function runMemory (fixture: Fixture): Promise<MemoryResult> {
     const after = await server.memory()
     peak = Math.max(peak, after.rss)
     const sent = run.ok + run.non2xx
-    log(`memory: ${sent.toLocaleString('en-US')} tokens, RSS ${mib(before.rss)} → ${mib(after.rss)} MiB (peak ${mib(peak)}), ${Math.round(sent / seconds)} req/s`)
+    log(`memory: ${sent.toLocaleString('en-US')} tokens, RSS ${mib(before.rss)} → ${mib(after.rss)} MiB (peak ${mib(peak)}), ${Math.round(sent / seconds)} req/s, server ${pct(run.serverCpu)} CPU (${Math.round(run.serverCpuMicrosPerRequest)} µs/req), harness ${pct(run.generatorCpu)} CPU`)
     return {
       tokens: settings.memoryTokens,
       sent,
@@ -290,22 +291,25 @@ async function runMemory (fixture: Fixture): Promise<MemoryResult> {
 }
 
 /**
- * BENCH_PROFILE=1: scenario 2 and 3 servers, and one under random-`kid` tokens only, each under
- * `--cpu-prof`; prints their top self-time functions over the measured window.
+ * BENCH_PROFILE=1: scenario 2 and 3 servers, one under random-`kid` tokens only, and the
+ * kubernetes scenario when available, each under `--cpu-prof`; prints their top self-time
+ * functions over the measured window.
  */
 async function profileRun (fixture: Fixture): Promise<void> {
   const { settings } = fixture
   const dir = `${RESULTS_DIR}profiles/`
   rmSync(dir, { recursive: true, force: true })
   const out: string[] = []
-  const profiled: Array<{ id: string, label: string, tokens: TokenSource, expectOk: boolean }> = [
-    { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', tokens: fixture.repeatToken, expectOk: true },
-    { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${fixture.pool.length.toLocaleString('en-US')} distinct tokens`, tokens: rotating(fixture.pool), expectOk: true },
-    { id: 'feast-oidc-unknown-kid', label: 'feast-authz OIDC, random-kid tokens only (every request a 401)', tokens: () => unknownKidToken(fixture.repeatToken), expectOk: false }
+  const profiled: Array<{ id: string, server: string, label: string, tokens: TokenSource, expectOk: boolean }> = [
+    { id: 'feast-oidc-repeat', server: 'feast-oidc', label: 'feast-authz OIDC, one token repeated', tokens: fixture.repeatToken, expectOk: true },
+    { id: 'feast-oidc-pool', server: 'feast-oidc', label: `feast-authz OIDC, ${fixture.pool.length.toLocaleString('en-US')} distinct tokens`, tokens: rotating(fixture.pool), expectOk: true },
+    { id: 'feast-oidc-unknown-kid', server: 'feast-oidc', label: 'feast-authz OIDC, random-kid tokens only (every request a 401)', tokens: () => unknownKidToken(fixture.repeatToken), expectOk: false },
+    ...(fixture.kube === undefined ? [] : [{ id: 'feast-kubernetes', server: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', tokens: fixture.kube.token, expectOk: true }])
   ]
   for (const target of profiled) {
     const scenarioDir = `${dir}${target.id}/`
-    const server = await startServer('feast-oidc', { cores: fixture.cores, env: configEnv(fixture), nodeFlags: ['--cpu-prof', '--cpu-prof-dir', scenarioDir] })
+    const extraEnv: Record<string, string> = target.server === 'feast-kubernetes' && fixture.kube !== undefined ? { KUBECONFIG: fixture.kube.kubeconfigPath } : {}
+    const server = await startServer(target.server, { cores: fixture.cores, env: configEnv(fixture, extraEnv), nodeFlags: ['--cpu-prof', '--cpu-prof-dir', scenarioDir] })
     let run: LoadResult
     let window: { from: number, to: number }
     try {

@@ -33,7 +33,7 @@ export {
   type FeastRegistry, type FeastRegistryOptions, type RegistrySnapshot, type RegistryProject, type RefreshOutcome, type RegistrySetting
 } from './registry/index.ts'
 
-export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject } from './operator/index.ts'
+export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject, type KubernetesRbacOptions } from './operator/index.ts'
 
 export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './observability/channels.ts'
 export { feastAuthzRedactPaths, type AuthLogger } from './logging.ts'

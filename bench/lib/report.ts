@@ -98,7 +98,7 @@ export function renderTable (scenarios: readonly ScenarioRuns[]): string {
       continue
     }
     lines.push(`| ${scenario.label} | ${Math.round(summary.rps).toLocaleString('en-US')} | ${summary.p99.toFixed(1)} | ${ratio(summary.rps, bare?.rps ?? Number.NaN)} | ${ratio(summary.rps, bestPeerRps)} | ` +
-      `${Number.isFinite(summary.cpuMicros) ? Math.round(summary.cpuMicros) : '—'} | ${percent(summary.serverCpu)} / ${percent(summary.generatorCpu)} | ${scenario.runs.map((run) => Math.round(run.rps)).join(', ')} |`)
+      `${micros(summary.cpuMicros)} | ${percent(summary.serverCpu)} / ${percent(summary.generatorCpu)} | ${scenario.runs.map((run) => Math.round(run.rps)).join(', ')} |`)
   }
   return lines.join('\n')
 }
@@ -128,7 +128,7 @@ function compare (target: string, value: Summary | undefined, base: Summary | un
     target,
     status: chosen >= minimum ? 'PASS' : 'FAIL',
     measured: `**${chosen.toFixed(2)}×** by ${useCpu ? 'CPU cost' : 'req/s'} (${why}). req/s ${byRps.toFixed(2)}× (${Math.round(value.rps)} / ${Math.round(base.rps)}); ` +
-      `CPU cost ${Number.isFinite(byCpu) ? `${byCpu.toFixed(2)}× (${Math.round(base.cpuMicros)} / ${Math.round(value.cpuMicros)} µs/req)` : 'not measured'}`
+      `CPU cost ${Number.isFinite(byCpu) ? `${byCpu.toFixed(2)}× (${micros(base.cpuMicros)} / ${micros(value.cpuMicros)} µs/req)` : 'not measured'}`
   }
 }
 
@@ -195,10 +195,16 @@ export function evaluateTargets (input: {
     verdicts.push({
       target: 'Sanity: each distinct token costs at least one signature check (no cache hits in scenario 3)',
       status: pool.cpuMicros >= verifyMicros ? 'PASS' : 'WARN',
-      measured: `${Math.round(pool.cpuMicros)} µs/req vs ${verifyMicros.toFixed(1)} µs per node:crypto.verify${pool.cpuMicros >= verifyMicros ? '' : ': raise BENCH_POOL above the verified-token cache size'}`
+      measured: `${micros(pool.cpuMicros)} µs/req vs ${verifyMicros.toFixed(1)} µs per node:crypto.verify${pool.cpuMicros >= verifyMicros ? '' : ': raise BENCH_POOL above the verified-token cache size'}`
     })
   }
   return verdicts
+}
+
+/** µs with one decimal where it matters (a cached request costs ~20 µs). */
+export function micros (value: number): string {
+  if (!Number.isFinite(value)) return '—'
+  return value < 100 ? value.toFixed(1) : String(Math.round(value))
 }
 
 export function percent (share: number): string {

@@ -11,6 +11,7 @@ import { decide, describeDecision, filterAllowed, type Decision } from '../permi
 import { loadPermissionsFile } from '../permissions/yaml.ts'
 import { ACTION_GROUPS, ACTIONS, expandActions, resourceLabel, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
 import { authorizeChannel, elapsedMs, type AuthorizeEvent } from '../observability/channels.ts'
+import { isIntraPrincipal } from '../intra/with-intra-identity.ts'
 import type { Principal } from '../principal.ts'
 import { forbidden, rejectionFor, type Rejection } from './challenge.ts'
 import type { AuthzOptions, PermissionSource } from './setup.ts'
@@ -77,6 +78,7 @@ export interface PermissionGateOptions {
 export function createPermissionGate (options: PermissionGateOptions): PermissionGate {
   const source = toPermissionSource(options.permissions)
   const { authType, realm, logger } = options
+  const warnNoPermissions = onceWarner(logger)
 
   const check: PermissionGate['check'] = (principal, resources, actions, { filter, project, log }) => {
     // Feast runs no security manager under no_auth: every endpoint is open.
@@ -87,11 +89,11 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
       return { allowed: false, rejection }
     }
     // The intra-server identity (a verified, signed token) acts for the servers themselves.
-    if (principal.source === 'intra') return { allowed: true, resources }
+    if (isIntraPrincipal(principal)) return { allowed: true, resources }
 
     const permissions = source.permissionsFor(project)
     if (permissions.length === 0) {
-      warnNoPermissions(logger)
+      warnNoPermissions()
       return { allowed: true, resources }
     }
     if (filter) {
@@ -207,17 +209,13 @@ function fixed (permissions: readonly Permission[]): PermissionSource {
   return { permissionsFor: () => frozen }
 }
 
-let warnedNoPermissions = false
-
 // Spec 5.6.3: without any permission every authenticated caller has full access, and the
-// operator is told once per process, not on every request.
-function warnNoPermissions (logger: AuthLogger): void {
-  if (warnedNoPermissions) return
-  warnedNoPermissions = true
-  logger.warn('No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.')
-}
-
-/** For tests: forget that the no-permissions warning was logged. */
-export function resetNoPermissionsWarning (): void {
-  warnedNoPermissions = false
+// operator is told once per server, not on every request.
+function onceWarner (logger: AuthLogger): () => void {
+  let warned = false
+  return () => {
+    if (warned) return
+    warned = true
+    logger.warn('No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.')
+  }
 }

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { promisify } from 'node:util'
+import { runCli, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
-const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
-async function inspect (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inspect', ...args], { env: { ...process.env, FEATURE_STORE_YAML_BASE64: '' } })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failure = error as { code: number, stdout: string, stderr: string }
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr }
-  }
-}
+const inspect = async (...args: string[]): Promise<CliRun> => await runCli(['inspect', ...args])
 
 let provider: TestProvider
 let configPath: string

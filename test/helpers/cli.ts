@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 /** What a finished `feast-authz` process left: its exit code and everything it printed. */
@@ -23,30 +23,48 @@ export interface RunCliOptions {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 
+/** A `feast-authz` process still running: its output so far, and its end. */
+export interface RunningCli {
+  readonly child: ChildProcess
+  stdout (): string
+  stderr (): string
+  /** Resolves when the process has exited and its output is complete. */
+  readonly exited: Promise<CliRun>
+}
+
 /**
- * Runs `feast-authz <args>` from the sources in a child process, from the repository root
- * (so fixture paths like `fixtures/...` resolve), and resolves when it exits.
+ * Starts `feast-authz <args>` from the sources in a child process, from the repository root
+ * (so fixture paths like `fixtures/...` resolve), for commands that keep running (`serve`):
+ * the caller watches the output and stops it with a signal.
+ */
+export function startCli (args: readonly string[], options: RunCliOptions = {}): RunningCli {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  // A process that exits before reading its input must not fail the run with EPIPE.
+  child.stdin.on('error', () => {})
+  child.stdin.end(options.input)
+  const exited = new Promise<CliRun>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => { resolve({ code, stdout, stderr }) })
+  })
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/**
+ * Runs `feast-authz <args>` like {@link startCli} and resolves when it exits.
  *
  * @example
  * ```ts
  * const { code, stdout, stderr } = await runCli(['operator', 'render', '--resource', 'fixtures/operator/featurestore-default.yaml'])
  * ```
  */
-export function runCli (args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-    // A process that exits before reading its input must not fail the run with EPIPE.
-    child.stdin.on('error', () => {})
-    child.stdin.end(options.input)
-    child.on('error', reject)
-    child.on('close', (code) => { resolve({ code, stdout, stderr }) })
-  })
+export async function runCli (args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
+  return await startCli(args, options).exited
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadAuthConfig } from '../../src/config/auth-config.ts'
 import { createAuthManager } from '../../src/managers/create-manager.ts'
+import type { KubernetesTuning } from '../../src/managers/kubernetes/kubernetes-manager.ts'
+import { serviceAccountTokensForOidc } from '../../src/managers/kubernetes/service-account-tokens.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { groupBasedPolicy, namespaceBasedPolicy, policyGrants, roleBasedPolicy } from '../../src/permissions/policy.ts'
 import type { Principal } from '../../src/principal.ts'
@@ -114,5 +116,48 @@ describe('mixed tokens under auth.type oidc off a cluster', () => {
   test('OIDC tokens still work', async () => {
     const token = await provider.issue({ preferred_username: 'bob' })
     assert.equal((await manager.authenticate(token)).username, 'bob')
+  })
+})
+
+describe('service-account tokens under auth.type oidc share the kubernetes tuning and guards', () => {
+  let api: FakeKubeApi
+
+  before(async () => { api = await startFakeKubeApi({ namespace: 'feast' }) })
+  after(async () => { await api?.close() })
+
+  const verifierFor = (tuning: KubernetesTuning): ((token: string) => Promise<Principal>) => serviceAccountTokensForOidc({
+    logger: captureLogger().logger,
+    connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
+    tuning
+  })
+
+  test('beyond tuning.maxConcurrentReviews a new service-account token gets a 503', async () => {
+    const verify = verifierFor({ maxConcurrentReviews: 1 })
+    const [first, second] = [serviceAccountJwt('apps', 'one'), serviceAccountJwt('apps', 'two')]
+    api.addToken(first, serviceAccountIdentity('apps', 'one'))
+    api.addToken(second, serviceAccountIdentity('apps', 'two'))
+    api.setFault('tokenreviews', { delayMs: 300 })
+    try {
+      const pending = verify(first)
+      await assert.rejects(verify(second), { code: 'cluster_unavailable', status: 503 })
+      assert.equal((await pending).username, 'system:serviceaccount:apps:one')
+    } finally {
+      api.setFault('tokenreviews', undefined)
+    }
+  })
+
+  test('a token with a kubernetes.io claim that is not a canonical compact JWS is refused without a TokenReview', async () => {
+    const verify = verifierFor({})
+    const padded = `${serviceAccountJwt('apps', 'alice')}=`
+    api.resetCalls()
+    await assert.rejects(verify(padded), { code: 'malformed_token', status: 401 })
+    assert.equal(api.calls.tokenReviews, 0)
+  })
+
+  test('a repeated service-account token resolves to the same principal object', async () => {
+    const verify = verifierFor({})
+    const token = serviceAccountJwt('apps', 'alice')
+    api.addToken(token, serviceAccountIdentity('apps', 'alice'))
+    assert.equal(await verify(token), await verify(token))
   })
 })

@@ -35,6 +35,7 @@ describe('tokens that are not JWTs', () => {
     api.addToken('opaque-but-known', serviceAccountIdentity('apps', 'alice'))
     manager = managerFor(api)
     app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager } })
+    await eventually(() => manager.health().ready, 'the RoleBinding informer to sync')
   })
   after(async () => {
     await app?.close()
@@ -106,6 +107,18 @@ describe('an API server slower than the token arrival rate', () => {
     } finally {
       api.setFault('tokenreviews', undefined)
       await manager.close()
+    }
+  })
+})
+
+describe('review limits in the tuning options', () => {
+  test('a maxConcurrentReviews below 1 is refused at startup with the option named', async () => {
+    const api = await startFakeKubeApi({ namespace: 'feast' })
+    try {
+      assert.throws(() => managerFor(api, { maxConcurrentReviews: 0 }), /kubernetes\.tuning\.maxConcurrentReviews: expected an integer of at least 1, got 0/)
+      assert.throws(() => managerFor(api, { maxCachedRejections: 1.5 }), /kubernetes\.tuning\.maxCachedRejections: expected an integer of at least 0, got 1\.5/)
+    } finally {
+      await api.close()
     }
   })
 })

@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { promisify } from 'node:util'
 import { run as check } from '../../src/cli/commands/check.ts'
+import { runCli, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
-const exec = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
 const FEAST = 'fixtures/permissions/feast-conftest.yaml'
 const SAMPLE = 'fixtures/permissions/sample.yaml'
 
-async function spawnCheck (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', ...args], { env: { ...process.env, FEATURE_STORE_YAML_BASE64: '' } })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failure = error as { code: number, stdout: string, stderr: string }
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr }
-  }
-}
+const spawnCheck = async (...args: string[]): Promise<CliRun> => await runCli(['check', ...args])
 
 /** In-process run, for the many argument errors (each would otherwise cost a process). */
 async function runCheck (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { feastAuthz } from '../../src/adapters/fastify.ts'
-import { resetNoPermissionsWarning } from '../../src/adapters/require-permission.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import type { Resource } from '../../src/permissions/model.ts'
 import { createPrincipal } from '../../src/principal.ts'
@@ -240,7 +239,6 @@ describe('requirePermission where permissions do not apply', () => {
   })
 
   test('with no permissions defined every authenticated caller is allowed and a warning is logged once', async () => {
-    resetNoPermissionsWarning()
     const { app, lines } = await buildApp({ permissions: [] })
     try {
       app.get('/stats', { preHandler: app.requirePermission({ resources: view('x'), actions: 'DELETE' }) }, async () => ({ ok: true }))

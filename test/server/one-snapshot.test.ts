@@ -72,7 +72,7 @@ let app: FastifyInstance
 before(async () => {
   app = await buildReferenceServer({
     config: OIDC_CONFIG,
-    manager: stubManager({ writer: createPrincipal({ username: 'walt', roles: ['writer'] }) }),
+    manager: stubManager({ writer: createPrincipal({ username: 'walt', roles: ['writer'], source: 'oidc' }) }),
     permissions: PERMISSIONS,
     registry: refreshing.registry
   })

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { run as runServe } from '../../src/cli/commands/serve.ts'
 import type { CliIo } from '../../src/cli/io.ts'
+import { startCli, type RunningCli } from '../helpers/cli.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const REGISTRY = join(ROOT, 'fixtures/server/registry.yaml')
@@ -21,16 +21,9 @@ function captureIo (): { io: CliIo, stderr: () => string } {
 }
 
 // The happy path runs the real CLI in a child process (signals, exit code); errors run in-process.
-function serve (args: string[]): { child: ChildProcess, stderr: () => string, exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
-  child.stdout?.resume()
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { resolve(code) }))
-  return { child, stderr: () => stderr, exited }
-}
+const serve = (args: string[]): RunningCli => startCli(['serve', ...args])
 
-async function listeningUrl (run: ReturnType<typeof serve>): Promise<string> {
+async function listeningUrl (run: RunningCli): Promise<string> {
   for (;;) {
     const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())
     if (found?.[1] !== undefined) return found[1]
@@ -57,7 +50,8 @@ describe('feast-authz serve', () => {
     } finally {
       run.child.kill('SIGTERM')
     }
-    assert.equal(await run.exited, 0)
+    const { code, stderr } = await run.exited
+    assert.equal(code, 0, stderr)
   })
 
   test('an invalid permissions file stops startup with exit 2 and names the file', async () => {

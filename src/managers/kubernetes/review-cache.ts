@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import { AuthError } from '../errors.ts'
+import { decodeSegment } from '../jwt-segments.ts'
 import { createLru } from '../lru.ts'
 
 export interface ReviewCacheOptions {
@@ -25,10 +26,9 @@ export interface ReviewCache<T> {
   peek (key: string): T | undefined
   /**
    * The cached result for `token`, or `load(token)`'s, shared by every concurrent caller
-   * of the same token (one review in flight per token). `key` saves recomputing the HMAC
-   * when the caller already has it.
+   * of the same token (one review in flight per token).
    */
-  get (token: string, load: (token: string) => Promise<T>, key?: string): Promise<T>
+  get (token: string, load: (token: string) => Promise<T>): Promise<T>
   /** Successful reviews cached. */
   readonly size: () => number
   clear (): void
@@ -82,7 +82,8 @@ export function createReviewCache<T> (options: ReviewCacheOptions): ReviewCache<
   return {
     keyOf,
     peek,
-    async get (token, loader, key = keyOf(token)) {
+    async get (token, loader) {
+      const key = keyOf(token)
       const value = peek(key)
       if (value !== undefined) return value
       const rejection = rejections.get(key)
@@ -115,13 +116,6 @@ export function createReviewCache<T> (options: ReviewCacheOptions): ReviewCache<
  * life (the review already vouched for the token), so a forged `exp` cannot extend it.
  */
 export function msUntilExpiry (token: string, nowMs: number): number {
-  const parts = token.split('.')
-  if (parts.length !== 3) return Infinity
-  try {
-    const payload: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'))
-    const exp = typeof payload === 'object' && payload !== null ? (payload as { exp?: unknown }).exp : undefined
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 - nowMs : Infinity
-  } catch {
-    return Infinity
-  }
+  const exp = decodeSegment(token, 1)?.exp
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 - nowMs : Infinity
 }

@@ -45,8 +45,6 @@ export interface RoleBindingSource {
   indexNow (): RoleIndex | undefined
   /** The bindings, listing them directly when the informer cannot answer; rejects with a 503 AuthError when they cannot be read. */
   index (): Promise<RoleIndex>
-  /** Roles of an identity; rejects with a 503 AuthError when the bindings cannot be read. */
-  rolesFor (identity: { readonly username: string, readonly groups: readonly string[] }): Promise<string[]>
   status (): RoleBindingSourceStatus
   stop (): Promise<void>
 }
@@ -284,9 +282,6 @@ export function createRoleBindingSource (kubeConfig: KubeConfig, options: RoleBi
     settled: async () => { await settledPromise },
     indexNow: currentIndex,
     index: async () => currentIndex() ?? await directIndex(),
-    async rolesFor (identity) {
-      return (currentIndex() ?? await directIndex()).rolesFor(identity)
-    },
     status () {
       return {
         synced: current?.synced === true,
