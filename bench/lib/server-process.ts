@@ -42,11 +42,18 @@ export async function startServer (name: string, options: StartOptions): Promise
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4000) })
   const port = await readPort(child, () => stderr, name)
   const exited = once(child, 'exit')
-  // One question at a time: replies are matched to questions by order.
+  // One question at a time (replies carry no id), and a server that dies fails the question.
+  let queue: Promise<unknown> = Promise.resolve()
   const ask = async <T>(type: 'memory' | 'clock'): Promise<T> => {
-    const reply = once(child, 'message') as Promise<[T]>
-    child.send({ type })
-    return (await reply)[0]
+    const question = queue.catch(() => {}).then(async () => {
+      const reply = once(child, 'message') as Promise<[T]>
+      child.send({ type })
+      const died = exited.then(([code]) => { throw new Error(`server ${name} exited (code ${String(code)}) before answering ${type}\n${stderr}`) })
+      died.catch(() => {}) // handled by the race below; must not surface when the server stops later
+      return (await Promise.race([reply, died]))[0]
+    })
+    queue = question
+    return await question
   }
   return {
     name,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { readBearerToken } from '../http/bearer.ts'
+import { hasSingleAuthorizationHeader, readBearerToken } from '../http/bearer.ts'
 import type { AuthLogger } from '../logging.ts'
 import { AuthError } from '../managers/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
@@ -29,7 +29,15 @@ export function authenticateRequest (
 ): Principal | Promise<Principal> {
   const { manager } = step
   if (manager.type === 'no_auth') return ANONYMOUS
-  const token = readBearerToken(headers.authorization, rawHeaders, step.maxTokenLength)
+  const { authorization } = headers
+  // The common spelling, looked up before the full header check: only tokens that passed
+  // that check were ever verified, and so cached, so a hit gives the same verdict.
+  if (manager.authenticateCached !== undefined && typeof authorization === 'string' && authorization.startsWith('Bearer ') &&
+      authorization.length - 7 <= step.maxTokenLength) {
+    const hit = manager.authenticateCached(authorization.slice(7))
+    if (hit !== undefined && hasSingleAuthorizationHeader(rawHeaders)) return hit
+  }
+  const token = readBearerToken(authorization, rawHeaders, step.maxTokenLength)
   return manager.authenticateCached?.(token) ?? manager.authenticate(token)
 }
 

@@ -35,24 +35,20 @@ export function readBearerToken (
     throw new AuthError('token_too_long', `the bearer token is longer than ${maxTokenLength} characters`)
   }
   if (end === start) throw new AuthError('malformed_header', 'the Bearer scheme is not followed by a token')
-  if (!isToken68(authorization, start, end)) {
+  const token = authorization.slice(start, end)
+  if (!TOKEN68.test(token)) {
     throw new AuthError('malformed_header', 'the bearer token has characters outside token68 or more than one token')
   }
-  return authorization.slice(start, end)
+  return token
 }
 
 // token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-function isToken68 (value: string, start: number, end: number): boolean {
-  let i = start
-  for (; i < end; i++) {
-    const c = value.charCodeAt(i)
-    const ok = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ||
-      c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e || c === 0x2b || c === 0x2f
-    if (!ok) break
-  }
-  if (i === start) return false
-  while (i < end && value.charCodeAt(i) === 0x3d) i++
-  return i === end
+// (A regex: V8 runs this character class several times faster than a charCodeAt loop.)
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/** Whether the request carried at most one `Authorization` header (see {@link readBearerToken}). */
+export function hasSingleAuthorizationHeader (rawHeaders: readonly string[] | undefined): boolean {
+  return countAuthorizationHeaders(rawHeaders) <= 1
 }
 
 function countAuthorizationHeaders (rawHeaders: readonly string[] | undefined): number {

@@ -111,3 +111,56 @@ describe('the LRU behind it', () => {
     assert.doesNotMatch(cache.keyOf(`${prefix}a`), /eyJ/)
   })
 })
+
+describe('the cache-hit shortcut of the adapters', () => {
+  test('a cached token sent twice in two Authorization headers is still refused', async () => {
+    const { startApp, oidcAuth } = await import('../helpers/authz-app.ts')
+    const net = await import('node:net')
+    const app = await startApp({ auth: oidcAuth(provider) })
+    try {
+      const token = await provider.issue({ preferred_username: 'alice' })
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
+      const { port } = new URL(app.url)
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(`GET /whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)
+        })
+        let data = ''
+        socket.on('data', (chunk) => { data += chunk.toString() })
+        socket.on('end', () => { resolve(data) })
+        socket.on('error', reject)
+      })
+      assert.match(raw, /^HTTP\/1\.1 401/)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('a cached token with another scheme spelling or extra spaces gets the same principal', async () => {
+    const { startApp, oidcAuth } = await import('../helpers/authz-app.ts')
+    const app = await startApp({ auth: oidcAuth(provider) })
+    try {
+      const token = await provider.issue({ preferred_username: 'bea' })
+      for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER   ${token}`]) {
+        const response = await app.call('/whoami', header)
+        assert.equal(response.status, 200, header.slice(0, 12))
+        assert.equal((response.body.principal as { username: string }).username, 'bea')
+      }
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('a cached token followed by junk is not served from the cache', async () => {
+    const { startApp, oidcAuth } = await import('../helpers/authz-app.ts')
+    const app = await startApp({ auth: oidcAuth(provider) })
+    try {
+      const token = await provider.issue({ preferred_username: 'cy' })
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
+      assert.equal((await app.call('/whoami', `Bearer ${token} extra`)).status, 401)
+      assert.equal((await app.call('/whoami', `Bearer ${token}x`)).status, 401)
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -105,21 +105,20 @@ describe('authorization events', () => {
 
 describe('identity-source events', () => {
   test('a key-set fetch is published with its outcome and the number of keys', async () => {
-    const fresh = await startApp({ auth: oidcAuth(provider) })
+    const token = await provider.issue({ preferred_username: 'alice' })
+    let fresh: TestApp | undefined
     try {
-      const token = await provider.issue({ preferred_username: 'alice' })
+      // Subscribed before the server starts: its warm-up fetch may finish before any request.
       const events = await collect<JwksFetchEvent>(CHANNELS.jwksFetch, async () => {
-        await fresh.app.ready()
-        // The warm-up fetch may still be in flight; a request shares it.
+        fresh = await startApp({ auth: oidcAuth(provider) })
         assert.equal((await fresh.call('/whoami', `Bearer ${token}`)).status, 200)
-        await new Promise((resolve) => setTimeout(resolve, 50))
       })
       assert.ok(events.length >= 1, 'at least one fetch was published')
       assert.equal(events[0]!.outcome, 'success')
       assert.equal(events[0]!.url, provider.jwksUri)
       assert.ok((events[0]!.keys ?? 0) >= 1, 'the keys are counted')
     } finally {
-      await fresh.close()
+      await fresh?.close()
     }
   })
 

@@ -1,0 +1,53 @@
+/** The unknown-`kid` flood run. */
+import { ROUTE } from '../servers/common.ts'
+import { assertClean, configEnv, log, type Fixture } from './fixture.ts'
+import { runLoad, type LoadResult } from './load.ts'
+import type { FloodResult } from './report.ts'
+import { startServer } from './server-process.ts'
+import { unknownKidToken } from './tokens.ts'
+
+/**
+ * Valid traffic (scenario 2's load) and, at the same time, requests whose token names a random
+ * `kid`, at the issue's rate of 10,000 per 30 s. Counts the key-set fetches they cause.
+ */
+export async function runFlood (fixture: Fixture): Promise<FloodResult> {
+  const { settings, idp } = fixture
+  log(`unknown-kid flood: ${settings.floodRequests} requests over ${settings.floodSeconds} s beside valid traffic`)
+  const server = await startServer('feast-oidc', { cores: fixture.cores, env: configEnv(fixture) })
+  try {
+    const valid = fixture.repeatToken
+    await runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: settings.warmupSeconds })
+    // The reference: the same valid traffic on the same server just before and just after the
+    // flood, so that a drift of the machine during the run does not pass for the flood's effect.
+    const reference = async (): Promise<LoadResult> => {
+      const run = await runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: Math.min(settings.floodSeconds, settings.durationSeconds), serverCpuSeconds: server.cpuSeconds })
+      assertClean('flood (reference without flood)', run)
+      return run
+    }
+    const before = await reference()
+    const jwksBefore = idp.counts.jwks
+    const discoveryBefore = idp.counts.discovery
+    const floodRate = Math.max(1, Math.round(settings.floodRequests / settings.floodSeconds))
+    const [validRun, floodRun] = await Promise.all([
+      runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: settings.floodSeconds, serverCpuSeconds: server.cpuSeconds }),
+      runLoad({ url: server.url, path: ROUTE, tokens: () => unknownKidToken(fixture.repeatToken), connections: 4, amount: settings.floodRequests, overallRate: floodRate })
+    ])
+    const jwksFetches = idp.counts.jwks - jwksBefore
+    const discoveryFetches = idp.counts.discovery - discoveryBefore
+    assertClean('flood (valid traffic)', validRun)
+    const after = await reference()
+    return {
+      seconds: settings.floodSeconds,
+      floodRequests: settings.floodRequests,
+      floodRejected: floodRun.non2xx,
+      flood5xx: floodRun.status5xx,
+      jwksFetches,
+      discoveryFetches,
+      before,
+      after,
+      valid: validRun
+    }
+  } finally {
+    await server.stop()
+  }
+}
