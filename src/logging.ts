@@ -33,3 +33,14 @@ export const silentLogger: AuthLogger = pino({ level: 'silent' })
 export function createLogger (options: LoggerOptions = {}, fd: 1 | 2 = 1): Logger {
   return pino({ name: 'feast-authz', redact: { paths: feastAuthzRedactPaths, censor: '[redacted]' }, ...options }, destination({ fd, sync: true }))
 }
+
+/**
+ * Whether `log` will write a debug line. Hot paths build debug events only on a positive
+ * answer: a logger that cannot say (Fastify's no-op logger has neither `isLevelEnabled` nor
+ * `level`) gets no debug events rather than paying for them on every request.
+ */
+export function debugEnabled (log: AuthLogger): boolean {
+  if (typeof log.isLevelEnabled === 'function') return log.isLevelEnabled('debug')
+  const level = (log as { level?: unknown }).level
+  return level === 'debug' || level === 'trace'
+}

@@ -1,4 +1,4 @@
-/** The unknown-`kid` flood run. */
+/** The unknown-`kid` flood: the JWKS fetches it causes, and what it costs valid traffic. */
 import { ROUTE } from '../servers/common.ts'
 import { assertClean, configEnv, log, type Fixture } from './fixture.ts'
 import { runLoad, type LoadResult } from './load.ts'

@@ -1,4 +1,4 @@
-/** The memory run. */
+/** The memory run: RSS growth over a million distinct tokens (every cache must be bounded). */
 import { ROUTE } from '../servers/common.ts'
 import { configEnv, log, pct, type Fixture } from './fixture.ts'
 import { runLoad, type LoadResult } from './load.ts'

@@ -1,4 +1,4 @@
-/** BENCH_PROFILE=1. */
+/** BENCH_PROFILE=1: where a request's CPU time goes, from `--cpu-prof` over the measured window. */
 import { readdirSync, rmSync } from 'node:fs'
 import { ROUTE } from '../servers/common.ts'
 import { configEnv, RESULTS_DIR, type Fixture } from './fixture.ts'

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { hasSingleAuthorizationHeader, readBearerToken } from '../http/bearer.ts'
-import type { AuthLogger } from '../logging.ts'
+import { debugEnabled, type AuthLogger } from '../logging.ts'
 import { AuthError } from '../managers/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
 import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../observability/channels.ts'
@@ -38,7 +38,7 @@ export function authenticateRequest (
     if (hit !== undefined && hasSingleAuthorizationHeader(rawHeaders)) return hit
   }
   const token = readBearerToken(authorization, rawHeaders, step.maxTokenLength)
-  return manager.authenticateCached?.(token) ?? manager.authenticate(token)
+  return manager.authenticate(token)
 }
 
 /**
@@ -56,7 +56,7 @@ export function reportAuthentication (
     const publish = authenticateChannel.hasSubscribers
     const failed = 'error' in outcome
     const level = !failed ? 'debug' : outcome.error instanceof AuthError && outcome.error.status === 401 ? 'info' : 'error'
-    if (!publish && log.isLevelEnabled?.(level) === false) return
+    if (!publish && (level === 'debug' ? !debugEnabled(log) : log.isLevelEnabled?.(level) === false)) return
     const event: AuthenticateEvent = {
       outcome: !failed ? 'success' : level === 'info' ? 'failure' : 'error',
       ...(failed ? { code: outcome.error instanceof AuthError ? outcome.error.code : 'internal_error' } : { username: outcome.principal.username, source: outcome.principal.source }),

@@ -5,7 +5,7 @@ import type { ManagerHealth } from '../managers/types.ts'
 import type { Principal } from '../principal.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 import { performance } from 'node:perf_hooks'
-import type { AuthLogger } from '../logging.ts'
+import { debugEnabled, type AuthLogger } from '../logging.ts'
 import { authenticateChannel } from '../observability/channels.ts'
 import { authenticateRequest, reportAuthentication } from './authenticate-request.ts'
 import { rejectionFor } from './challenge.ts'
@@ -94,7 +94,7 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   const accept = (request: FastifyRequest, principal: Principal, startedAt: number): void => {
     request.principal = principal
     const log = logFor(request)
-    if (authenticateChannel.hasSubscribers || log.isLevelEnabled?.('debug') !== false) {
+    if (authenticateChannel.hasSubscribers || debugEnabled(log)) {
       reportAuthentication(log, request.headers.authorization, startedAt, { principal })
     }
   }

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { AuthType } from '../config/auth-config.ts'
-import type { AuthLogger } from '../logging.ts'
+import { debugEnabled, type AuthLogger } from '../logging.ts'
 import { AuthError } from '../managers/errors.ts'
 import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
 import { loadPermissionsFile } from '../permissions/yaml.ts'
@@ -120,7 +120,7 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
   const observedCheck: PermissionGate['check'] = (principal, resources, actions, options) => {
     const startedAt = performance.now()
     const outcome = check(principal, resources, actions, options)
-    if (authorizeChannel.hasSubscribers || options.log.isLevelEnabled?.('debug') !== false) {
+    if (authorizeChannel.hasSubscribers || debugEnabled(options.log)) {
       const event: AuthorizeEvent = {
         decision: outcome.allowed ? 'allow' : principal === null ? 'unauthenticated' : 'deny',
         ...(principal === null ? {} : { username: principal.username }),

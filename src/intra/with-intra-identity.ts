@@ -32,10 +32,9 @@ export function withIntraIdentity (manager: AuthManager, options: { logger: Auth
   // Spread keeps whatever else the manager exposes (e.g. the OIDC key set for health details).
   return {
     ...manager,
-    async authenticate (token: string): Promise<Principal> {
-      if (!looksLikeIntraToken(token)) return await manager.authenticate(token)
-      await verifyIntraToken(token, secret)
-      return INTRA_PRINCIPAL
+    authenticate (token: string): Principal | Promise<Principal> {
+      if (!looksLikeIntraToken(token)) return manager.authenticate(token)
+      return verifyIntraToken(token, secret).then(() => INTRA_PRINCIPAL)
     }
   }
 }

@@ -14,7 +14,11 @@ export interface ManagerHealth {
  */
 export interface AuthManager {
   readonly type: AuthType
-  authenticate (token: string): Promise<Principal>
+  /**
+   * The principal of `token`: directly when no I/O was needed (a cached or locally verifiable
+   * token), else a promise. Failures throw (or reject with) an AuthError.
+   */
+  authenticate (token: string): Principal | Promise<Principal>
   /**
    * The principal of a token this manager verified before and still vouches for, found
    * without I/O; `undefined` means "call authenticate". Lets adapters skip a promise on

@@ -17,9 +17,9 @@ function serverConfig (extra: Record<string, unknown> = {}): OidcServerConfig {
   return loadAuthConfig({ auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, ...extra } }).auth as OidcServerConfig
 }
 
-async function rejection (promise: Promise<unknown>): Promise<AuthError> {
+async function rejection (attempt: () => Promise<unknown>): Promise<AuthError> {
   try {
-    await promise
+    await attempt()
   } catch (error) {
     assert.ok(error instanceof AuthError, String(error))
     return error
@@ -52,7 +52,7 @@ describe('the verified-token cache of the OIDC manager', () => {
       // Within the lifespan the old key (and so the cached verdict) still counts, as spec 5.2.9 says.
       assert.equal((await manager.authenticate(token)).username, 'bob')
       await sleep(1100)
-      const error = await rejection(manager.authenticate(token))
+      const error = await rejection(async () => await manager.authenticate(token))
       assert.equal(error.code, 'unknown_key')
     } finally {
       await manager.close()
@@ -66,7 +66,7 @@ describe('the verified-token cache of the OIDC manager', () => {
       await manager.authenticate(token)
       const [header, payload, signature] = token.split('.') as [string, string, string]
       const flipped = `${header}.${payload}.${signature.slice(0, 5)}${signature[5] === 'A' ? 'B' : 'A'}${signature.slice(6)}`
-      const error = await rejection(manager.authenticate(flipped))
+      const error = await rejection(async () => await manager.authenticate(flipped))
       assert.equal(error.code, 'invalid_signature')
     } finally {
       await manager.close()

@@ -228,7 +228,7 @@ describe('the OIDC manager, for arbitrary and mutated tokens', () => {
   })
 
   const rejects401 = async (token: string): Promise<void> => {
-    await assert.rejects(manager.authenticate(token), (error: unknown) => error instanceof AuthError && error.status === 401)
+    await assert.rejects(async () => await manager.authenticate(token), (error: unknown) => error instanceof AuthError && error.status === 401)
   }
 
   test('an arbitrary token-shaped string is always a 401 AuthError', async () => {

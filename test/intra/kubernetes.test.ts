@@ -80,7 +80,7 @@ describe('intra identity and clients on a kubernetes-auth server', () => {
     it("rejects Feast's unsigned kubernetes intra token (sub \":::<secret>\") as an ordinary bad token", async () => {
       const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')
       const payload = Buffer.from(JSON.stringify({ sub: `:::${secretText}` })).toString('base64url')
-      await assert.rejects(intraManager.authenticate(`${header}.${payload}.`), (error: unknown) => {
+      await assert.rejects(async () => await intraManager.authenticate(`${header}.${payload}.`), (error: unknown) => {
         assert.ok(error instanceof AuthError)
         assert.equal(error.status, 401)
         return true

@@ -62,7 +62,7 @@ describe('authenticateCached in kubernetes mode', () => {
 
   test('a rejected token is never answered from the cache', async () => {
     const token = jwsToken('unknown-to-the-cluster')
-    await assert.rejects(manager.authenticate(token), { code: 'token_review_rejected' })
+    await assert.rejects(async () => await manager.authenticate(token), { code: 'token_review_rejected' })
     assert.equal(manager.authenticateCached?.(token), undefined)
   })
 
@@ -114,7 +114,7 @@ describe('authenticateCached before the informer has synced', () => {
         tuning: { informer: { restartBackoffMs: { initial: 5000, max: 5000 } } }
       })
       try {
-        await assert.rejects(manager.authenticate(jwsToken('dave')), { code: 'cluster_unavailable' })
+        await assert.rejects(async () => await manager.authenticate(jwsToken('dave')), { code: 'cluster_unavailable' })
         // The review is cached, but the roles cannot be known without the bindings.
         assert.equal(manager.authenticateCached?.(jwsToken('dave')), undefined)
         api.setFault('rolebindings', undefined)

@@ -183,7 +183,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     const { logger, lines } = captureLogger()
     const manager = managerFor(api, logger)
     try {
-      await assert.rejects(manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
+      await assert.rejects(async () => await manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings\.rbac\.authorization\.k8s\.io in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
     } finally {
       await manager.close()
@@ -197,7 +197,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     const { logger, lines } = captureLogger()
     const manager = createKubernetesManager(CONFIG, { logger, connection: detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: NO_POD }), serviceAccountDir: NO_POD, env: {}, tuning: FAST })
     try {
-      await assert.rejects(manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })
+      await assert.rejects(async () => await manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 401 && /own credentials/.test(entry.msg)), 'a log line blaming the service credentials')
     } finally {
       await manager.close()

@@ -149,7 +149,7 @@ describe('kubernetes auth with audiences', () => {
   })
 
   test('a token issued for the API server is refused when audiences are configured', async () => {
-    await assert.rejects(manager.authenticate(jwsToken('for-api-server')), { code: 'token_review_rejected', status: 401 })
+    await assert.rejects(async () => await manager.authenticate(jwsToken('for-api-server')), { code: 'token_review_rejected', status: 401 })
   })
 })
 

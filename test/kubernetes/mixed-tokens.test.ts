@@ -107,7 +107,7 @@ describe('mixed tokens under auth.type oidc off a cluster', () => {
   })
 
   test('a service-account token is refused with a 401 that says there is no cluster connection', async () => {
-    await assert.rejects(manager.authenticate(serviceAccountJwt('apps', 'alice')), (error: unknown) => {
+    await assert.rejects(async () => await manager.authenticate(serviceAccountJwt('apps', 'alice')), (error: unknown) => {
       const { code, status, message } = error as { code: string, status: number, message: string }
       return code === 'token_review_rejected' && status === 401 && /no cluster connection/.test(message)
     })

@@ -66,7 +66,7 @@ describe('a flood of rejected tokens', () => {
       for (const token of good) api.addToken(token, serviceAccountIdentity('apps', 'alice'))
       await manager.warmUp()
       for (const token of good) await manager.authenticate(token)
-      for (let i = 0; i < 30; i++) await assert.rejects(manager.authenticate(jwsToken(`junk-${i}`)), { code: 'token_review_rejected' })
+      for (let i = 0; i < 30; i++) await assert.rejects(async () => await manager.authenticate(jwsToken(`junk-${i}`)), { code: 'token_review_rejected' })
       api.resetCalls()
       for (const token of good) assert.equal((await manager.authenticate(token)).username, 'system:serviceaccount:apps:alice')
       assert.equal(api.calls.tokenReviews, 0)
@@ -92,7 +92,7 @@ describe('an API server slower than the token arrival rate', () => {
       api.setFault('tokenreviews', { delayMs: 500 })
       api.resetCalls()
       const pending = [manager.authenticate(tokens[0]!), manager.authenticate(tokens[1]!), manager.authenticate(tokens[0]!)]
-      await assert.rejects(manager.authenticate(tokens[2]!), (error: unknown) => {
+      await assert.rejects(async () => await manager.authenticate(tokens[2]!), (error: unknown) => {
         assert.ok(error instanceof AuthError)
         assert.equal(error.code, 'cluster_unavailable')
         assert.equal(error.status, 503)
@@ -129,7 +129,7 @@ describe('the RoleBinding informer', () => {
     try {
       api.putRoleBinding(roleBinding('feast', 'r', 'reader', [{ kind: 'User', name: 'u' }]))
       const manager = managerFor(api)
-      await assert.rejects(manager.authenticate('not-a-jwt'), { code: 'malformed_token', status: 401 })
+      await assert.rejects(async () => await manager.authenticate('not-a-jwt'), { code: 'malformed_token', status: 401 })
       await new Promise((resolve) => setTimeout(resolve, 100))
       assert.equal(totalCalls(api), 0)
       assert.equal(manager.health().ready, false)

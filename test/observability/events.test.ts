@@ -138,7 +138,7 @@ describe('identity-source events', () => {
         const events = await collect<TokenReviewEvent>(CHANNELS.tokenReview, async () => {
           await manager.authenticate(saToken)
           await manager.authenticate(saToken)
-          await manager.authenticate(unknownToken).catch(() => {})
+          await Promise.resolve().then(() => manager.authenticate(unknownToken)).catch(() => {})
         })
         assert.deepEqual(events.map(({ outcome, username }) => ({ outcome, username })), [
           { outcome: 'authenticated', username: 'system:serviceaccount:apps:alice' },

@@ -122,12 +122,13 @@ export const BAD_SIGNATURE: FastVerdict = Object.freeze({ ok: false })
 /**
  * @returns a verdict when certain, `undefined` when jose must decide.
  */
-export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules, nowSeconds: number): FastVerdict | undefined {
-  if (!CANONICAL_JWS.test(token)) return undefined
+export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules, nowSeconds: number, options: { shapeChecked?: boolean } = {}): FastVerdict | undefined {
+  // `shapeChecked`: the caller has already matched three segments of the base64url alphabet.
+  if (options.shapeChecked !== true && !CANONICAL_JWS.test(token)) return undefined
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
   // Lengths no base64 can have: Buffer would decode them silently, jose would not.
-  if (first % 4 === 1 || (second - first - 1) % 4 === 1 || (token.length - second - 1) % 4 === 1) return undefined
+  if (first % 4 === 1 || (second - first - 1) % 4 === 1 || (token.length - second - 1) % 4 === 1 || second === token.length - 1) return undefined
 
   const header = parseObject(token.slice(0, first))
   if (header === undefined || Object.hasOwn(header, 'crit')) return undefined

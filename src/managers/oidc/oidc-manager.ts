@@ -80,14 +80,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const claimRules: ClaimRules = { audience: config.audience, issuer: config.issuer, clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS }
   const cache = createVerifiedCache(options.verifiedTokenCacheSize ?? 10_000)
 
-  /** node:crypto when the token is canonical and the keys are fresh; jose for everything else. */
-  const verify = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
-    const keys = keySet?.preparedKeys()
-    if (keys !== undefined) {
-      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
-      if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
-      if (verdict?.ok === true) return { payload: verdict.payload, key: verdict.key }
-    }
+  /** jose, the oracle, for whatever the fast path could not decide (and to fetch keys). */
+  const verifyWithJose = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
     try {
       const { payload, protectedHeader } = await jwtVerify(token, async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws), verifyOptions)
       const candidates = protectedHeader.kid === undefined ? undefined : keySet?.preparedKeys()?.get(protectedHeader.kid)
@@ -110,21 +104,33 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     return undefined
   }
 
-  const authenticate = async (token: string): Promise<Principal> => {
-    const cacheKey = cache.keyOf(token)
-    const hit = cached(cacheKey)
-    if (hit !== undefined) return hit
-    if (options.serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) {
-      return await options.serviceAccountTokens(token)
-    }
-    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments')
-    const { payload, key } = await verify(token)
+  const admit = (cacheKey: string, payload: Record<string, unknown>, key: PreparedKey | undefined): Principal => {
     // JSON numbers such as 1e400 parse to Infinity, which passes every "exp > now" check.
     if (!Number.isFinite(payload.exp)) throw new AuthError('invalid_claims', 'the token\'s "exp" claim is not a finite number')
     const principal = principalFromClaims(payload, config.client_id)
     // Only verdicts tied to a known key are remembered: they die with the key or at `exp`.
     if (key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
     return principal
+  }
+
+  /**
+   * Synchronous whenever no I/O is needed: a cached verdict, or a canonical token checked with
+   * node:crypto against fresh keys. Only the rest (first requests, refetches, odd tokens that
+   * jose must judge, service-account tokens) returns a promise.
+   */
+  const authenticate = (token: string): Principal | Promise<Principal> => {
+    const cacheKey = cache.keyOf(token)
+    const hit = cached(cacheKey)
+    if (hit !== undefined) return hit
+    if (options.serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return options.serviceAccountTokens(token)
+    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments')
+    const keys = keySet?.preparedKeys()
+    if (keys !== undefined) {
+      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000), { shapeChecked: true })
+      if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
+      if (verdict?.ok === true) return admit(cacheKey, verdict.payload, verdict.key)
+    }
+    return verifyWithJose(token).then(({ payload, key }) => admit(cacheKey, payload, key))
   }
 
   return {
