@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
-import { captureLogger, eventually } from './helpers.ts'
+import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from './helpers.ts'
 
-const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
-const CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }
 
 describe('authenticateCached in kubernetes mode', () => {
   let api: FakeKubeApi
@@ -20,14 +15,8 @@ describe('authenticateCached in kubernetes mode', () => {
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
-    manager = createKubernetesManager(CONFIG, {
-      logger: captureLogger().logger,
-      connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
-      serviceAccountDir: NO_POD,
-      env: {},
-      // A clock the tests move forward to pass TTLs; the informer's watchdog (360 s) never trips.
-      tuning: { now: () => Date.now() + offsetMs }
-    })
+    // A clock the tests move forward to pass TTLs; the informer's watchdog (360 s) never trips.
+    manager = managerFor(api, { tuning: { now: () => Date.now() + offsetMs } })
     await manager.warmUp()
     assert.equal(manager.health().ready, true)
   })

@@ -1,32 +1,17 @@
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, afterEach, before, describe, test } from 'node:test'
-import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { detectClusterConnection } from '../../src/managers/kubernetes/cluster-connection.ts'
 import { createKubernetesManager, type KubernetesTuning } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, type LogLine } from './helpers.ts'
+import { captureLogger, eventually, type LogLine, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from './helpers.ts'
 
-const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
-const CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }
 // Short enough for quick tests, long enough for a loaded CI machine. The fake API server sends
 // bookmarks every 200 ms, well inside staleAfterMs, so only a real stall trips the watchdog.
 const FAST: KubernetesTuning = {
   requestTimeoutMs: 1500,
   informer: { restartBackoffMs: { initial: 50, max: 200 }, watchTimeoutSeconds: 30, staleAfterMs: 2500 }
-}
-
-function managerFor (api: FakeKubeApi, logger = captureLogger().logger): AuthManager {
-  return createKubernetesManager(CONFIG, {
-    logger,
-    connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
-    serviceAccountDir: NO_POD,
-    env: {},
-    tuning: FAST
-  })
 }
 
 const roles = (body: Record<string, unknown>): string[] => (body.principal as { roles: string[] }).roles
@@ -49,7 +34,7 @@ describe('when the API server fails', () => {
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     const captured = captureLogger()
     lines = captured.lines
-    manager = managerFor(api, captured.logger)
+    manager = managerFor(api, { logger: captured.logger, tuning: FAST })
     app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager } })
     await eventually(() => manager.health().ready, 'the informer to sync')
   })
@@ -181,7 +166,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     api.addToken(jwsToken('t'), serviceAccountIdentity('apps', 'alice'))
     api.setFault('rolebindings', { status: 403 })
     const { logger, lines } = captureLogger()
-    const manager = managerFor(api, logger)
+    const manager = managerFor(api, { logger, tuning: FAST })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings\.rbac\.authorization\.k8s\.io in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
@@ -209,7 +194,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     api.addToken(jwsToken('t2'), serviceAccountIdentity('apps', 'alice'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.setFault('rolebindings', 'hang') // the informer's watch never gets an answer, so it never syncs
-    const manager = managerFor(api)
+    const manager = managerFor(api, { tuning: FAST })
     try {
       assert.deepEqual((await manager.authenticate(jwsToken('t2'))).roles, ['reader'])
       assert.equal(manager.health().ready, false)

@@ -1,26 +1,11 @@
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
-import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
-import { captureLogger, eventually } from './helpers.ts'
+import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
+import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from './helpers.ts'
 
-const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
-const CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }
-
-function managerFor (api: FakeKubeApi, config: KubernetesAuthConfig = CONFIG, extra: Partial<KubernetesManagerOptions> = {}): AuthManager {
-  return createKubernetesManager(config, {
-    logger: captureLogger().logger,
-    connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
-    serviceAccountDir: NO_POD,
-    env: {},
-    ...extra
-  })
-}
 
 describe('kubernetes auth through the Fastify plugin', () => {
   let api: FakeKubeApi
@@ -137,7 +122,7 @@ describe('kubernetes auth with audiences', () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.addToken(jwsToken('for-feast'), serviceAccountIdentity('apps', 'alice', ['feast']))
     api.addToken(jwsToken('for-api-server'), serviceAccountIdentity('apps', 'alice'))
-    manager = managerFor(api, { ...CONFIG, audiences: ['feast'] })
+    manager = managerFor(api, { config: { ...CONFIG, audiences: ['feast'] } })
   })
   after(async () => {
     await manager?.close()
@@ -185,7 +170,7 @@ describe('kubernetes manager lifecycle', () => {
   test('the watch asks for bookmarks and a server-side timeout, and bookmarks keep the watchdog quiet', async () => {
     const api = await startFakeKubeApi({ bookmarkIntervalMs: 100 })
     try {
-      const manager = managerFor(api, CONFIG, { tuning: { informer: { watchTimeoutSeconds: 120, staleAfterMs: 400 } } })
+      const manager = managerFor(api, { tuning: { informer: { watchTimeoutSeconds: 120, staleAfterMs: 400 } } })
       await manager.warmUp()
       const query = api.lastWatchQuery()
       assert.equal(query?.allowWatchBookmarks, 'true')
@@ -206,7 +191,7 @@ describe('kubernetes manager lifecycle', () => {
       api.putRoleBinding(roleBinding('feast', 'viewers', 'view', [{ kind: 'Group', name: 'eng' }], 'ClusterRole'))
       api.addToken(jwsToken('eng-token'), { username: 'eve', groups: ['eng'] })
       const { logger, lines } = captureLogger()
-      const manager = managerFor(api, CONFIG, { logger })
+      const manager = managerFor(api, { logger })
       await manager.warmUp()
       assert.deepEqual((await manager.authenticate(jwsToken('eng-token'))).roles, [])
       assert.deepEqual((await manager.authenticate(jwsToken('eng-token'))).roles, [])

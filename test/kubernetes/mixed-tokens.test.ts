@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadAuthConfig } from '../../src/config/auth-config.ts'
 import { createAuthManager } from '../../src/managers/create-manager.ts'
@@ -12,9 +10,8 @@ import type { Principal } from '../../src/principal.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { captureLogger } from './helpers.ts'
+import { captureLogger, NO_POD } from './helpers.ts'
 
-const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
 
 function oidcManager (provider: TestProvider, kubernetes: NonNullable<Parameters<typeof createAuthManager>[1]['kubernetes']>): AuthManager {
   const { auth } = loadAuthConfig({ project: 'test', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } })

@@ -1,27 +1,11 @@
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { AuthError } from '../../src/managers/errors.ts'
-import { createKubernetesManager, type KubernetesTuning } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { startApp, type TestApp } from '../helpers/authz-app.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
-import { captureLogger, eventually } from './helpers.ts'
+import { captureLogger, eventually, managerFor } from './helpers.ts'
 
-const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
-const CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }
-
-function managerFor (api: FakeKubeApi, tuning: KubernetesTuning = {}, logger = captureLogger().logger): AuthManager {
-  return createKubernetesManager(CONFIG, {
-    logger,
-    connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
-    serviceAccountDir: NO_POD,
-    env: {},
-    tuning
-  })
-}
 
 const totalCalls = (api: FakeKubeApi): number => api.calls.tokenReviews + api.calls.roleBindingLists + api.calls.roleBindingWatches
 
@@ -60,7 +44,7 @@ describe('a flood of rejected tokens', () => {
   after(async () => { await api?.close() })
 
   test('does not evict the cached identities of good tokens', async () => {
-    const manager = managerFor(api, { maxCachedTokens: 10 })
+    const manager = managerFor(api, { tuning: { maxCachedTokens: 10 } })
     try {
       const good = Array.from({ length: 10 }, (_, i) => jwsToken(`good-${i}`))
       for (const token of good) api.addToken(token, serviceAccountIdentity('apps', 'alice'))
@@ -84,7 +68,7 @@ describe('an API server slower than the token arrival rate', () => {
 
   test('above maxConcurrentReviews, a new token gets 503 cluster_unavailable with Retry-After at once', async () => {
     const { logger, lines } = captureLogger()
-    const manager = managerFor(api, { maxConcurrentReviews: 2 }, logger)
+    const manager = managerFor(api, { tuning: { maxConcurrentReviews: 2 }, logger })
     try {
       const tokens = ['slow-1', 'slow-2', 'slow-3'].map((name) => serviceAccountJwt('apps', name))
       for (const token of tokens) api.addToken(token, serviceAccountIdentity('apps', 'alice'))
@@ -115,8 +99,8 @@ describe('review limits in the tuning options', () => {
   test('a maxConcurrentReviews below 1 is refused at startup with the option named', async () => {
     const api = await startFakeKubeApi({ namespace: 'feast' })
     try {
-      assert.throws(() => managerFor(api, { maxConcurrentReviews: 0 }), /kubernetes\.tuning\.maxConcurrentReviews: expected an integer of at least 1, got 0/)
-      assert.throws(() => managerFor(api, { maxCachedRejections: 1.5 }), /kubernetes\.tuning\.maxCachedRejections: expected an integer of at least 0, got 1\.5/)
+      assert.throws(() => managerFor(api, { tuning: { maxConcurrentReviews: 0 } }), /kubernetes\.tuning\.maxConcurrentReviews: expected an integer of at least 1, got 0/)
+      assert.throws(() => managerFor(api, { tuning: { maxCachedRejections: 1.5 } }), /kubernetes\.tuning\.maxCachedRejections: expected an integer of at least 0, got 1\.5/)
     } finally {
       await api.close()
     }

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import { CHANNELS, tokenFingerprint, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from '../../src/observability/channels.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { captureLogger } from '../kubernetes/helpers.ts'
+import { managerFor } from '../kubernetes/helpers.ts'
 
 /** Collects what is published on one channel while `run` executes. */
 async function collect<T> (name: string, run: () => Promise<void>): Promise<T[]> {
@@ -128,12 +125,7 @@ describe('identity-source events', () => {
       const saToken = serviceAccountJwt('apps', 'alice')
       const unknownToken = serviceAccountJwt('apps', 'mallory')
       api.addToken(saToken, serviceAccountIdentity('apps', 'alice'))
-      const manager = createKubernetesManager({ type: 'kubernetes', token_review_cache_ttl_seconds: 60 }, {
-        logger: captureLogger().logger,
-        connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
-        serviceAccountDir: join(tmpdir(), 'feast-authz-no-pod'),
-        env: {}
-      })
+      const manager = managerFor(api)
       try {
         const events = await collect<TokenReviewEvent>(CHANNELS.tokenReview, async () => {
           await manager.authenticate(saToken)
