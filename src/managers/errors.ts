@@ -40,7 +40,3 @@ export class AuthError extends Error {
     this.retryAfterSeconds = this.status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
   }
 }
-
-export function isAuthError (error: unknown): error is AuthError {
-  return error instanceof AuthError
-}

@@ -37,7 +37,7 @@ export interface OidcManagerOptions {
   readonly verifiedTokenCacheSize?: number | undefined
 }
 
-export function createOidcManager (config: OidcServerConfig, options: OidcManagerOptions): AuthManager & { keySet: () => KeySet | undefined } {
+export function createOidcManager (config: OidcServerConfig, options: OidcManagerOptions): AuthManager {
   const { logger } = options
   const timeoutMs = config.jwks_request_timeout_seconds * 1000
   const failureBackoffMs = (options.failureBackoffSeconds ?? 1) * 1000
@@ -137,7 +137,6 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     type: 'oidc',
     authenticate,
     authenticateCached: (token) => cached(cache.keyOf(token)),
-    keySet: () => keySet,
     async warmUp () {
       try {
         await (await getKeySet()).reload()
