@@ -26,9 +26,13 @@ export function rejectionFor (error: unknown, realm: string): Rejection {
   return { status: 401, headers: { 'www-authenticate': challenge }, body }
 }
 
-/** A 403 for a denied permission: the short message only; the explanation goes to the log. */
-export function forbidden (message: string): Rejection {
-  return { status: 403, headers: {}, body: { statusCode: 403, code: 'permission_denied', error: REASON[403]!, message } }
+/**
+ * A 403 for a denied permission: the short message only; the explanation goes to the log.
+ * RFC 6750 3.1: the token was good but does not grant enough, `error="insufficient_scope"`.
+ */
+export function forbidden (message: string, realm: string): Rejection {
+  const challenge = `Bearer realm="${quote(realm)}", error="insufficient_scope"`
+  return { status: 403, headers: { 'www-authenticate': challenge }, body: { statusCode: 403, code: 'permission_denied', error: REASON[403]!, message } }
 }
 
 // RFC 6750 error_description: %x20-21 / %x23-5B / %x5D-7E, i.e. printable ASCII without `"` and `\`.

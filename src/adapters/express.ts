@@ -3,7 +3,6 @@
  * same 401/503/RFC 6750 behaviour as the Fastify plugin, and `requirePermission(spec)`.
  * Both run the shared steps of authenticate-request.ts and require-permission.ts.
  */
-import { performance } from 'node:perf_hooks'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { AuthConfig } from '../config/auth-config.ts'
 import { createLogger, type AuthLogger } from '../base/logging.ts'
@@ -11,10 +10,11 @@ import type { ManagerHealth } from '../managers/types.ts'
 import type { Resource } from '../permissions/model.ts'
 import type { Principal } from '../base/principal.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import { authenticateRequest, reportAuthentication } from './authenticate-request.ts'
-import { rejectionFor, type Rejection } from './challenge.ts'
-import { createPermissionGate, type PermissionSpec } from './require-permission.ts'
-import { setUpAuthz, type AuthzOptions } from './setup.ts'
+import { createLogThrottle } from '../base/observability/throttle.ts'
+import type { Rejection } from './challenge.ts'
+import { createAuthzCore } from './core.ts'
+import type { PermissionSpec } from './require-permission.ts'
+import type { AuthzOptions } from './setup.ts'
 
 declare global {
   namespace Express {
@@ -71,55 +71,47 @@ export interface FeastAuthzExpress {
  */
 export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): FeastAuthzExpress {
   const logger: AuthLogger = options.logger ?? createLogger()
-  const authz = setUpAuthz(options, logger, { openRegistry: true })
-  const { manager, realm } = authz
-  let gate
-  try {
-    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
-  } catch (error) {
-    // A bad permissions option: release the registry and the manager before reporting it.
-    authz.close()
-    void manager.close()
-    throw error
-  }
+  const core = createAuthzCore(options, logger)
   // Express has no startup hook: start fetching keys now, without holding anyone up.
-  // warmUp reports its own failures; a stray rejection must not become a process-killing unhandled one.
-  manager.warmUp().catch(() => {})
+  core.warmUp()
 
-  const authenticate: RequestHandler = async (req, res, next) => {
-    const startedAt = performance.now()
-    let principal: Principal
-    try {
-      principal = await authenticateRequest(authz, req.headers, req.rawHeaders)
-    } catch (error) {
-      reportAuthentication(logger, req.headers.authorization, startedAt, { error })
-      send(res, rejectionFor(error, realm))
-      return
-    }
-    reportAuthentication(logger, req.headers.authorization, startedAt, { principal })
-    req.principal = principal
-    next()
+  const authenticateRequest = core.authenticator<Request, Response, NextFunction>({
+    accept: (req, _res, next, principal) => {
+      req.principal = principal
+      next()
+    },
+    reject: (_req, res, _next, rejection) => { send(res, rejection) }
+  })
+  // Not async: a cached token continues synchronously, as in the Fastify plugin.
+  const authenticate: RequestHandler = (req, res, next) => {
+    authenticateRequest(req, res, next, req.headers, req.rawHeaders, logger)
   }
+  // Without `authenticate` in front, a route sees no principal and answers 401 even to a valid token.
+  const hintThrottle = createLogThrottle()
 
   return {
     authenticate,
     requirePermission: (spec) => {
-      const compiled = gate.compile(spec)
+      const compiled = core.gate.compile(spec)
       return async (req: Request, res: Response, next: NextFunction) => {
+        if (req.principal === undefined && core.authType !== 'no_auth') {
+          const { log, suppressed } = hintThrottle('no-authenticate')
+          if (log) {
+            logger.warn({ path: req.path, ...(suppressed > 0 ? { suppressed } : {}) },
+              'feast-authz: requirePermission found no principal on the request: did you mount authenticate (app.use(authz.authenticate)) before this route?')
+          }
+        }
         // Errors thrown while computing resources reach Express's error handling (Express 5 awaits us).
-        const outcome = await gate.evaluate(compiled, req, req.principal ?? null, logger)
+        const outcome = await core.gate.evaluate(compiled, req, req.principal ?? null, logger)
         if (!outcome.allowed) { send(res, outcome.rejection); return }
         if (compiled.filter) req.permittedResources = outcome.resources
         next()
       }
     },
-    config: authz.config,
-    health: () => manager.health(),
-    registry: authz.registry,
-    close: async () => {
-      authz.close()
-      await manager.close()
-    }
+    config: core.config,
+    health: () => core.health(),
+    registry: core.registry,
+    close: async () => { await core.close() }
   }
 }
 

@@ -4,14 +4,9 @@ import type { AuthConfig } from '../config/auth-config.ts'
 import type { ManagerHealth } from '../managers/types.ts'
 import type { Principal } from '../base/principal.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import { performance } from 'node:perf_hooks'
-import { debugEnabled, type AuthLogger } from '../base/logging.ts'
-import { authenticateChannel } from '../base/observability/channels.ts'
-import { authenticateRequest, reportAuthentication } from './authenticate-request.ts'
-import { rejectionFor } from './challenge.ts'
-import { setUpAuthz, type AuthzOptions } from './setup.ts'
+import { createAuthzCore } from './core.ts'
+import type { AuthzOptions } from './setup.ts'
 import { registerPermissionSupport, type FastifyPermissionSpec } from './fastify-permissions.ts'
-import { createPermissionGate } from './require-permission.ts'
 
 /** Per-route settings, under `config.feastAuthz` of a route. */
 export interface RouteAuthzConfig {
@@ -69,81 +64,39 @@ export interface FeastAuthzOptions extends AuthzOptions {
 }
 
 const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) => {
-  const logger = options.logger ?? fastify.log
-  const authz = setUpAuthz(options, logger, { openRegistry: true })
-  const { manager, realm } = authz
-
-  let gate
-  try {
-    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
-  } catch (error) {
-    // A bad permissions option: release the registry and the manager before reporting it.
-    authz.close()
-    await manager.close()
-    throw error
-  }
+  const core = createAuthzCore(options, options.logger ?? fastify.log)
   fastify.decorateRequest('principal', null)
   fastify.decorate('feastAuthz', {
-    config: authz.config,
-    health: () => manager.health(),
-    registry: authz.registry
+    config: core.config,
+    health: () => core.health(),
+    registry: core.registry
   } satisfies FeastAuthzDecorator)
-  registerPermissionSupport(fastify, gate)
+  registerPermissionSupport(fastify, core.gate)
 
-  const logFor = (request: FastifyRequest): AuthLogger => options.logger ?? request.log
-  const accept = (request: FastifyRequest, principal: Principal, startedAt: number): void => {
-    request.principal = principal
-    const log = logFor(request)
-    if (authenticateChannel.hasSubscribers || debugEnabled(log)) {
-      reportAuthentication(log, request.headers.authorization, startedAt, { principal })
-    }
-  }
-  const reject = (request: FastifyRequest, reply: FastifyReply, error: unknown, startedAt: number): void => {
-    reportAuthentication(logFor(request), request.headers.authorization, startedAt, { error })
-    const rejection = rejectionFor(error, realm)
-    void reply.code(rejection.status).headers(rejection.headers).send(rejection.body)
-  }
-
+  const authenticate = core.authenticator<FastifyRequest, FastifyReply, (error?: Error) => void>({
+    accept: (request, _reply, done, principal) => {
+      request.principal = principal
+      done()
+    },
+    reject: (_request, reply, _done, rejection) => { void reply.code(rejection.status).headers(rejection.headers).send(rejection.body) }
+  })
   // onRequest, not preHandler: an anonymous caller never makes us read or parse a body.
   // A callback hook, so that a cached token (answered synchronously) costs no promise.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     if (request.routeOptions.config.feastAuthz?.public === true) { done(); return }
-    const startedAt = performance.now()
-    let result: Principal | Promise<Principal>
-    try {
-      result = authenticateRequest(authz, request.headers, request.raw.rawHeaders)
-    } catch (error) {
-      reject(request, reply, error, startedAt)
-      return
-    }
-    if (result instanceof Promise) {
-      result.then(
-        (principal) => { accept(request, principal, startedAt); done() },
-        (error: unknown) => { reject(request, reply, error, startedAt) }
-      )
-    } else {
-      accept(request, result, startedAt)
-      done()
-    }
+    authenticate(request, reply, done, request.headers, request.raw.rawHeaders, options.logger ?? request.log)
   })
 
   if (options.healthRoute !== undefined) {
     fastify.get(options.healthRoute, { config: { feastAuthz: { public: true } } }, async (_request, reply) => {
-      const health = manager.health()
-      // Public, so only the verdict: the details (namespaces, cache sizes) stay in fastify.feastAuthz.health().
-      return await reply.code(health.ready ? 200 : 503).send({ ready: health.ready, type: manager.type })
+      const { status, body } = core.healthAnswer()
+      return await reply.code(status).send(body)
     })
   }
 
-  fastify.addHook('onReady', async () => {
-    // Not awaited: a slow or down provider must not hold the server's startup.
-    // warmUp reports its own failures; a stray rejection must not become a process-killing unhandled one.
-    manager.warmUp().catch(() => {})
-  })
-  fastify.addHook('onClose', async () => {
-    authz.close()
-    await manager.close()
-  })
+  // Not awaited: a slow or down provider must not hold the server's startup.
+  fastify.addHook('onReady', async () => { core.warmUp() })
+  fastify.addHook('onClose', async () => { await core.close() })
 }
 
 

@@ -81,6 +81,12 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
   const { authType, realm, logger } = options
   const warnNoPermissions = onceWarner(logger)
 
+  const deny = (decision: Decision, principal: Principal, resources: readonly Resource[], actions: readonly Action[], log: AuthLogger): PermissionOutcome => {
+    // The caller learns only that access was denied; who-needs-what is for the operator's log.
+    log.info({ ...denialFields(principal, resources, actions), explanation: describeDecision(decision) }, 'permission denied')
+    return { allowed: false, rejection: forbidden(decision.message, realm) }
+  }
+
   const check: PermissionGate['check'] = (principal, resources, actions, { filter, project, log }) => {
     // Feast runs no security manager under no_auth: every endpoint is open.
     if (authType === 'no_auth') return { allowed: true, resources }
@@ -99,19 +105,19 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
     }
     if (filter) {
       const result = filterAllowed(permissions, principal, resources, actions)
-      if (result.refused !== undefined) return deny(result.refused.decision, principal, log)
+      if (result.refused !== undefined) return deny(result.refused.decision, principal, resources, actions, log)
       if (result.dropped.length > 0) log.debug({ username: principal.username, hidden: result.dropped.map(({ decision }) => describeDecision(decision)) }, 'resources hidden by permissions')
       return { allowed: true, resources: result.allowed }
     }
     // "Every resource is allowed" is vacuously true of none: a check that saw nothing grants nothing.
     if (resources.length === 0) {
-      log.info({ username: principal.username, actions }, 'permission denied: the route named no resource to check')
-      return { allowed: false, rejection: forbidden(`Permission denied: [${actions.join(', ')}] on no resource`) }
+      log.info({ ...denialFields(principal, resources, actions), explanation: 'the route named no resource to check' }, 'permission denied: the route named no resource to check')
+      return { allowed: false, rejection: forbidden(`Permission denied: [${actions.join(', ')}] on no resource`, realm) }
     }
     let grantedBy: string | undefined
     for (const resource of resources) {
       const decision = decide(permissions, principal, resource, actions)
-      if (!decision.allowed) return deny(decision, principal, log)
+      if (!decision.allowed) return deny(decision, principal, resources, actions, log)
       grantedBy ??= decision.explanation.find((verdict) => verdict.applied && verdict.policyGranted)?.permission
     }
     return grantedBy === undefined ? { allowed: true, resources } : { allowed: true, resources, grantedBy }
@@ -148,10 +154,21 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
   }
 }
 
-function deny (decision: Decision, principal: Principal, log: AuthLogger): PermissionOutcome {
-  // The caller learns only that access was denied; who-needs-what is for the operator's log.
-  log.info({ username: principal.username, explanation: describeDecision(decision) }, 'permission denied')
-  return { allowed: false, rejection: forbidden(decision.message) }
+/**
+ * The fields of a denial's log line: the allow line's (`event`, `decision`, resources, actions)
+ * plus what the caller has, so "requires roles [reader]" sits next to the roles it holds.
+ */
+function denialFields (principal: Principal, resources: readonly Resource[], actions: readonly Action[]): Record<string, unknown> {
+  return {
+    event: 'authorization',
+    decision: 'deny',
+    username: principal.username,
+    resources: resources.map(resourceLabel),
+    actions,
+    roles: principal.roles,
+    groups: principal.groups,
+    namespaces: principal.namespaces
+  }
 }
 
 function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req> {

@@ -22,7 +22,11 @@ export function readBearerToken (
   if (typeof authorization !== 'string' || countAuthorizationHeaders(rawHeaders) > 1) {
     throw new AuthError('malformed_header', 'more than one Authorization header')
   }
-  if (authorization.length <= SCHEME_LENGTH || authorization.slice(0, SCHEME_LENGTH).toLowerCase() !== 'bearer') {
+  if (authorization.length === SCHEME_LENGTH && authorization.toLowerCase() === 'bearer') {
+    // Node trims the header value, so `Bearer ` with nothing after it arrives as `Bearer`.
+    throw new AuthError('missing_token', 'the Bearer scheme is not followed by a token')
+  }
+  if (authorization.length < SCHEME_LENGTH || authorization.slice(0, SCHEME_LENGTH).toLowerCase() !== 'bearer') {
     // Another scheme (Basic, Negotiate, ...) carries no bearer token at all: answer as for a missing one.
     throw new AuthError('missing_token', 'the Authorization header does not use the Bearer scheme')
   }

@@ -49,6 +49,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const throttle = createLogThrottle()
   const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
   let keySet: KeySet | undefined
+  // Set by close(): a fetch it cut short (the agents destroyed under it) is not an outage to report.
+  let closed = false
 
   const getKeySet = async (): Promise<KeySet> => {
     if (keySet !== undefined) return keySet
@@ -56,7 +58,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     try {
       jwksUri = (await discovery.get()).jwks_uri
     } catch (error) {
-      const { log, suppressed } = throttle('discovery')
+      const { log, suppressed } = closed ? { log: false, suppressed: 0 } : throttle('discovery')
       if (log) logger.error({ err: error, discovery: config.auth_discovery_url, ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
       throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
     }
@@ -141,7 +143,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       try {
         await (await getKeySet()).reload()
       } catch (error) {
-        logger.warn({ err: error }, 'could not load the OIDC signing keys at startup; requests will retry')
+        if (closed) logger.debug({ err: error }, 'loading the OIDC signing keys stopped: the server is closing')
+        else logger.warn({ err: error }, 'could not load the OIDC signing keys at startup; requests will retry')
       }
     },
     health () {
@@ -149,6 +152,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       return { ready: keys !== undefined, detail: { discovery: discovery.loaded(), keys: keys?.length ?? 0, fresh: keySet?.fresh() ?? false } }
     },
     async close () {
+      closed = true
       agents.http.destroy()
       agents.https.destroy()
     }

@@ -85,7 +85,7 @@ describe('error codes in the troubleshooting guide', () => {
     const statuses = documentedCodes()
     for (const [code, status] of statuses) {
       const expected = code === 'permission_denied'
-        ? forbidden('denied').status
+        ? forbidden('denied', 'feast').status
         : code === 'internal_error' ? rejectionFor(new Error('bug'), 'feast').status : new AuthError(code as AuthErrorCode, 'x').status
       assert.equal(status, expected, code)
     }
