@@ -16,7 +16,7 @@ export { loadAuthConfig, type AuthConfig, type AuthType, type NoAuthConfig, type
 export type { FeatureStoreSource } from './config/feature-store-file.ts'
 export { ConfigError } from './config/errors.ts'
 
-export { AuthError, type AuthErrorCode } from './base/errors.ts'
+export { AuthError, FeastAuthzError, OptionError, type AuthErrorCode } from './base/errors.ts'
 export { createAuthManager } from './managers/create-manager.ts'
 export type { AuthManager, ManagerHealth } from './managers/types.ts'
 export { ANONYMOUS, type Principal, type AuthSource } from './base/principal.ts'

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import type { AuthType } from '../config/auth-config.ts'
 import { debugEnabled, type AuthLogger } from '../base/logging.ts'
-import { AuthError } from '../base/errors.ts'
+import { AuthError, OptionError } from '../base/errors.ts'
 import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
 import { loadPermissionsFile } from '../permissions/yaml.ts'
 import { ACTION_GROUPS, ACTIONS, expandActions, resourceLabel, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
@@ -172,7 +172,7 @@ function denialFields (principal: Principal, resources: readonly Resource[], act
 }
 
 function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req> {
-  if (spec === null || typeof spec !== 'object') throw new TypeError('feast-authz: requirePermission needs a spec { resources, actions }')
+  if (spec === null || typeof spec !== 'object') throw new OptionError('requirePermission needs a spec { resources, actions }')
   const staticActions = typeof spec.actions === 'function' ? undefined : toActions(spec.actions)
   const { resources, project } = spec
   if (typeof resources !== 'function') checkResources(resources)
@@ -191,11 +191,11 @@ function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Re
 
 /** Action names and groups → actions; an unknown name or an empty list is a TypeError. */
 function toActions (names: unknown): readonly Action[] {
-  if (names === undefined || (Array.isArray(names) && names.length === 0)) throw new TypeError('feast-authz: requirePermission needs at least one action')
+  if (names === undefined || (Array.isArray(names) && names.length === 0)) throw new OptionError('requirePermission needs at least one action')
   try {
     return Object.freeze(expandActions(names as ActionName | readonly ActionName[]))
   } catch (error) {
-    throw new TypeError(`feast-authz: requirePermission: ${(error as Error).message} (expected one of ${[...ACTIONS, ...Object.keys(ACTION_GROUPS)].join(', ')})`)
+    throw new OptionError(`requirePermission: ${(error as Error).message} (expected one of ${[...ACTIONS, ...Object.keys(ACTION_GROUPS)].join(', ')})`)
   }
 }
 
@@ -207,7 +207,7 @@ function checkResources (resources: unknown): readonly Resource[] {
   const list = asList(resources as Resources)
   for (const resource of list) {
     if (resource === null || typeof resource !== 'object' || typeof resource.type !== 'string' || typeof resource.name !== 'string') {
-      throw new TypeError(`feast-authz: a resource must be { type, name }, got ${JSON.stringify(resource)}`)
+      throw new OptionError(`a resource must be { type, name }, got ${JSON.stringify(resource)}`)
     }
   }
   return list
@@ -219,7 +219,7 @@ export function toPermissionSource (option: AuthzOptions['permissions']): Permis
   if (typeof option === 'string') return fixed(loadPermissionsFile(option))
   if (Array.isArray(option)) return fixed(option)
   if (typeof (option as PermissionSource).permissionsFor === 'function') return option as PermissionSource
-  throw new TypeError('feast-authz: permissions must be a list of permissions, the path of a permissions YAML file, or { permissionsFor(project) }')
+  throw new OptionError('permissions must be a list of permissions, the path of a permissions YAML file, or { permissionsFor(project) }')
 }
 
 function fixed (permissions: readonly Permission[]): PermissionSource {

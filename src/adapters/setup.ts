@@ -1,3 +1,4 @@
+import { OptionError } from '../base/errors.ts'
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import type { FeatureStoreFile, FeatureStoreSource } from '../config/feature-store-file.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
@@ -66,7 +67,7 @@ export interface AuthzSetup {
 export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openRegistry = false }: { readonly openRegistry?: boolean } = {}): AuthzSetup {
   const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
   if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
-    throw new TypeError(`feast-authz: maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
+    throw new OptionError(`maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
   }
   checkOidcTuning(options.oidc)
   const { auth, file } = loadAuthConfig(options.config)
@@ -131,7 +132,7 @@ function checkOidcTuning (tuning: AuthzOptions['oidc']): void {
   for (const [name, valid, expected] of rules) {
     const value = tuning[name]
     if (value !== undefined && (typeof value !== 'number' || !valid(value))) {
-      throw new TypeError(`feast-authz: oidc.${name} must be ${expected}, got ${String(value)}`)
+      throw new OptionError(`oidc.${name} must be ${expected}, got ${String(value)}`)
     }
   }
 }

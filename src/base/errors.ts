@@ -1,4 +1,35 @@
 /**
+ * The base of every error feast-authz throws on purpose. `code` is stable (a breaking change
+ * when it changes), so callers can branch on it; `name` says which family it belongs to:
+ * `AuthError` (a request's credential), `ConfigError` (feature_store.yaml), `PermissionError`
+ * (a permission definition), `OptionError` (an option given in code), `TokenSourceError`
+ * (a client could not get a token). Anything else thrown is a bug.
+ */
+export class FeastAuthzError extends Error {
+  override readonly name: string = 'FeastAuthzError'
+  /** Stable identifier of the failure. */
+  readonly code: string
+
+  constructor (code: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+  }
+}
+
+/**
+ * An option given in code (to the plugin, the middleware, `requirePermission`, a renderer) is
+ * invalid: a programming error, reported when the option is given, never at request time.
+ */
+export class OptionError extends FeastAuthzError {
+  override readonly name = 'OptionError'
+  override readonly code = 'FEAST_AUTHZ_OPTION'
+
+  constructor (message: string) {
+    super('FEAST_AUTHZ_OPTION', `feast-authz: ${message}`)
+  }
+}
+
+/**
  * Stable reasons an authentication can fail. They appear as `code` in 401/503
  * bodies and logs, so changing one is a breaking change.
  */
@@ -26,16 +57,15 @@ export type AuthErrorCode =
  * credential is at fault and 503 when we could not find out (provider or API
  * server unreachable): an outage must never read as "bad token", nor as "allowed".
  */
-export class AuthError extends Error {
+export class AuthError extends FeastAuthzError {
   override readonly name = 'AuthError'
-  readonly code: AuthErrorCode
+  declare readonly code: AuthErrorCode
   readonly status: 401 | 503
   /** Seconds a client should wait before retrying, for 503s. */
   readonly retryAfterSeconds: number | undefined
 
   constructor (code: AuthErrorCode, message: string, options: { cause?: unknown, retryAfterSeconds?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
+    super(code, message, options)
     this.status = code === 'provider_unavailable' || code === 'cluster_unavailable' ? 503 : 401
     this.retryAfterSeconds = this.status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
   }

@@ -1,3 +1,5 @@
+import { FeastAuthzError } from '../base/errors.ts'
+
 /** Where a CLI command writes; tests pass their own to capture output. */
 export interface CliIo {
   readonly stdout: (text: string) => void
@@ -11,6 +13,12 @@ export const EXIT = { ok: 0, rejected: 1, usage: 2 } as const
 /** A command's entry point: arguments after the command name; resolves to the exit code. */
 export type CliCommand = (argv: readonly string[], io: CliIo) => Promise<number>
 
-export class UsageError extends Error {
+/** The command line itself is wrong (unknown flag, missing value): exit code {@link EXIT}.usage. */
+export class UsageError extends FeastAuthzError {
   override readonly name = 'UsageError'
+  declare readonly code: 'FEAST_AUTHZ_USAGE'
+
+  constructor (message: string) {
+    super('FEAST_AUTHZ_USAGE', message)
+  }
 }

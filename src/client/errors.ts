@@ -1,3 +1,5 @@
+import { FeastAuthzError } from '../base/errors.ts'
+
 /** Why no token could be produced. Stable: scripts and tests match on it. */
 export type TokenSourceErrorCode =
   | 'no_token_source'
@@ -11,17 +13,16 @@ export type TokenSourceErrorCode =
  * The client could not obtain a bearer token (the configuration itself was valid).
  * Messages name the source that failed and never contain a secret or a token.
  */
-export class TokenSourceError extends Error {
+export class TokenSourceError extends FeastAuthzError {
   override readonly name = 'TokenSourceError'
-  readonly code: TokenSourceErrorCode
+  declare readonly code: TokenSourceErrorCode
   /** HTTP status of the provider's answer, for `provider_rejected`. */
   readonly status: number | undefined
   /** The provider's OAuth `error` code (RFC 6749 5.2), for `provider_rejected`, when it sent one. */
   readonly oauthError: string | undefined
 
   constructor (code: TokenSourceErrorCode, message: string, details: { status?: number, oauthError?: string | undefined, cause?: unknown } = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause })
-    this.code = code
+    super(code, message, details)
     this.status = details.status
     this.oauthError = details.oauthError
   }

@@ -1,3 +1,5 @@
+import { FeastAuthzError } from '../base/errors.ts'
+
 export interface ConfigErrorDetails {
   source?: string | undefined
   field?: string | undefined
@@ -10,9 +12,9 @@ export interface ConfigErrorDetails {
  * (file, line when known, field path), what was found and what was expected,
  * and never contains the value of a secret field.
  */
-export class ConfigError extends Error {
+export class ConfigError extends FeastAuthzError {
   override readonly name = 'ConfigError'
-  readonly code = 'FEAST_AUTHZ_CONFIG'
+  declare readonly code: 'FEAST_AUTHZ_CONFIG'
   /** The file (or `FEATURE_STORE_YAML_BASE64`) the configuration came from, when there is one. */
   readonly source: string | undefined
   /** Dotted path of the offending field, e.g. `auth.jwks_cache_lifespan_seconds`. */
@@ -23,7 +25,7 @@ export class ConfigError extends Error {
       .filter((part) => part !== undefined)
       .join(':')
     const field = details.field === undefined ? '' : `${details.field}: `
-    super(`${where === '' ? '' : `${where}: `}${field}${message}`, cause === undefined ? undefined : { cause })
+    super('FEAST_AUTHZ_CONFIG', `${where === '' ? '' : `${where}: `}${field}${message}`, { cause })
     this.source = details.source
     this.field = details.field
   }

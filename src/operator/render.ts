@@ -1,3 +1,4 @@
+import { OptionError } from '../base/errors.ts'
 import { stringify } from 'yaml'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError, describeValue } from '../config/errors.ts'
@@ -73,7 +74,7 @@ const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', '
  */
 export function renderFeatureStore (resource: FeatureStoreSource, options: RenderOptions = {}): RenderedFeatureStore {
   // readFeatureStoreFile would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
-  if (resource === undefined) throw new TypeError('feast-authz: renderFeatureStore needs a FeatureStore resource (path, YAML text or object)')
+  if (resource === undefined) throw new OptionError('renderFeatureStore needs a FeatureStore resource (path, YAML text or object)')
   const file = readFeatureStoreFile(resource)
   const fail = (path: string[], message: string): never => {
     const pos = file.locate(path)

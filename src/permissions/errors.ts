@@ -1,3 +1,5 @@
+import { FeastAuthzError } from '../base/errors.ts'
+
 export interface PermissionErrorDetails {
   /** The file the permission came from, when there is one. */
   readonly source?: string | undefined
@@ -17,9 +19,9 @@ export interface PermissionErrorDetails {
  * what was expected, e.g.
  * `perms.yaml:7:5: permission [1] "readers": actions: unknown action "REED" (expected ...)`.
  */
-export class PermissionError extends Error {
+export class PermissionError extends FeastAuthzError {
   override readonly name = 'PermissionError'
-  readonly code = 'FEAST_AUTHZ_PERMISSION'
+  declare readonly code: 'FEAST_AUTHZ_PERMISSION'
   readonly source: string | undefined
   readonly index: number | undefined
   readonly permission: string | undefined
@@ -28,7 +30,7 @@ export class PermissionError extends Error {
   readonly reason: string
 
   constructor (message: string, details: PermissionErrorDetails = {}, cause?: unknown) {
-    super(`${prefix(details)}${message}`, cause === undefined ? undefined : { cause })
+    super('FEAST_AUTHZ_PERMISSION', `${prefix(details)}${message}`, { cause })
     this.source = details.source
     this.index = details.index
     this.permission = details.permission

@@ -1,13 +1,13 @@
+import { FeastAuthzError } from '../base/errors.ts'
+
 /** A request the server understood but refuses: Fastify answers with its status and message. */
-export class HttpError extends Error {
+export class HttpError extends FeastAuthzError {
   override readonly name = 'HttpError'
   readonly statusCode: 404 | 422
-  readonly code: string
 
   constructor (statusCode: 404 | 422, code: string, message: string) {
-    super(message)
+    super(code, message)
     this.statusCode = statusCode
-    this.code = code
   }
 }
 

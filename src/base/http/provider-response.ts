@@ -1,4 +1,5 @@
 import type http from 'node:http'
+import { FeastAuthzError } from '../errors.ts'
 
 /** A whole answer of the identity provider: status and body bytes. */
 export interface HttpResponse {
@@ -7,8 +8,13 @@ export interface HttpResponse {
 }
 
 /** A failure to talk to the identity provider at all (network, TLS, timeout, oversized answer). */
-export class ProviderRequestError extends Error {
+export class ProviderRequestError extends FeastAuthzError {
   override readonly name = 'ProviderRequestError'
+  declare readonly code: 'provider_request_failed'
+
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super('provider_request_failed', message, options)
+  }
 }
 
 /**
