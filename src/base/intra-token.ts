@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { isCompactJws } from './compact-jws.ts'
-import { decodeSegment } from './jwt-segments.ts'
+import { decodeSegment, isCompactJws } from './jwt-segments.ts'
 import { errors, jwtVerify, SignJWT } from 'jose'
 import { AuthError } from './errors.ts'
 

@@ -1,4 +1,5 @@
 import { createPublicKey, verify as verifySignature, constants, type JsonWebKey, type KeyObject } from 'node:crypto'
+import { decodeJsonSegment } from '../../base/jwt-segments.ts'
 
 /**
  * Signature checking with `node:crypto` key objects prepared once per JWKS key,
@@ -120,17 +121,17 @@ export type FastVerdict =
 export const BAD_SIGNATURE: FastVerdict = Object.freeze({ ok: false })
 
 /**
+ * `token` must have passed `isCompactJws` (the caller checks it once, for every verifier).
+ *
  * @returns a verdict when certain, `undefined` when jose must decide.
  */
-export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules, nowSeconds: number, options: { shapeChecked?: boolean } = {}): FastVerdict | undefined {
-  // `shapeChecked`: the caller has already matched three segments of the base64url alphabet.
-  if (options.shapeChecked !== true && !CANONICAL_JWS.test(token)) return undefined
+export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules, nowSeconds: number): FastVerdict | undefined {
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
   // Lengths no base64 can have: Buffer would decode them silently, jose would not.
   if (first % 4 === 1 || (second - first - 1) % 4 === 1 || (token.length - second - 1) % 4 === 1 || second === token.length - 1) return undefined
 
-  const header = parseObject(token.slice(0, first))
+  const header = decodeJsonSegment(token.slice(0, first), true)
   if (header === undefined || Object.hasOwn(header, 'crit')) return undefined
   const { alg, kid } = header
   if (typeof alg !== 'string' || typeof kid !== 'string' || !Object.hasOwn(ALGORITHMS, alg)) return undefined
@@ -150,7 +151,8 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   }
   if (!valid) return BAD_SIGNATURE
 
-  const payload = parseObject(token.slice(first + 1, second))
+  // jose decodes strictly: bytes that were not UTF-8 (or were U+FFFD) are left for jose to judge.
+  const payload = decodeJsonSegment(token.slice(first + 1, second), true)
   if (payload === undefined || !claimsAccepted(payload, rules, nowSeconds)) return undefined
   return { ok: true, payload, key }
 }
@@ -182,19 +184,3 @@ function claimsAccepted (claims: Record<string, unknown>, rules: ClaimRules, now
   }
   return true
 }
-
-function parseObject (segment: string): Record<string, unknown> | undefined {
-  const text = Buffer.from(segment, 'base64url').toString('utf8')
-  // jose decodes strictly; a replacement character means bytes that were not UTF-8 (or were U+FFFD): let jose judge.
-  if (text.includes('\uFFFD')) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
-}
-
-// Three non-empty segments in the canonical base64url alphabet, without padding.
-const CANONICAL_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/

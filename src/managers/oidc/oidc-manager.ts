@@ -4,7 +4,7 @@ import { ConfigError } from '../../config/errors.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { Principal } from '../../base/principal.ts'
-import { isCompactJws } from '../../base/compact-jws.ts'
+import { isCompactJws } from '../../base/jwt-segments.ts'
 import { AuthError } from '../../base/errors.ts'
 import type { AuthManager } from '../types.ts'
 import { principalFromClaims } from './claims.ts'
@@ -128,7 +128,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments')
     const keys = keySet?.preparedKeys()
     if (keys !== undefined) {
-      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000), { shapeChecked: true })
+      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
       if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
       if (verdict?.ok === true) return admit(cacheKey, verdict.payload, verdict.key)
     }

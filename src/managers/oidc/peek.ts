@@ -1,3 +1,5 @@
+import { decodeJsonSegment } from '../../base/jwt-segments.ts'
+
 /**
  * The base64url of `kubernetes.io` at each of the three byte alignments it can have in a
  * payload, keeping only the characters that do not depend on the neighbouring bytes.
@@ -24,13 +26,8 @@ export function looksLikeServiceAccountToken (token: string): boolean {
   const segment = token.slice(first + 1, second)
   // Most tokens are provider tokens: skip the decode and parse unless the encoded payload can hold the claim.
   if (!CLAIM_MARKERS.some((marker) => segment.includes(marker))) return false
-  let payload: unknown
-  try {
-    payload = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
-  } catch {
-    return false
-  }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false
-  const claim = Object.hasOwn(payload, 'kubernetes.io') ? (payload as Record<string, unknown>)['kubernetes.io'] : undefined
+  const payload = decodeJsonSegment(segment)
+  if (payload === undefined) return false
+  const claim = Object.hasOwn(payload, 'kubernetes.io') ? payload['kubernetes.io'] : undefined
   return typeof claim === 'object' && claim !== null && !Array.isArray(claim)
 }

@@ -3,6 +3,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
 import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWK } from 'jose'
+import { isCompactJws } from '../../../src/base/jwt-segments.ts'
 import { prepareKeys, verifyFast, type ClaimRules, type PreparedKeys } from '../../../src/managers/oidc/fast-verify.ts'
 import { ALLOWED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS } from '../../../src/managers/oidc/oidc-manager.ts'
 
@@ -134,7 +135,8 @@ async function joseAccepts (token: string, rules: ClaimRules): Promise<boolean> 
 }
 
 async function fastPathAccepts (token: string, rules: ClaimRules): Promise<{ accepted: boolean, decidedByFastPath: boolean }> {
-  const verdict = verifyFast(token, prepared, rules, Math.floor(Date.now() / 1000))
+  // As the manager does: the compact-JWS check first, then the fast path.
+  const verdict = isCompactJws(token) ? verifyFast(token, prepared, rules, Math.floor(Date.now() / 1000)) : undefined
   if (verdict === undefined) return { accepted: await joseAccepts(token, rules), decidedByFastPath: false }
   return { accepted: verdict.ok, decidedByFastPath: true }
 }
