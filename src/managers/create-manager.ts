@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import { withIntraIdentity } from './intra/with-intra-identity.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from './kubernetes/kubernetes-manager.ts'
+import type { KubernetesOptions } from './kubernetes/tuning.ts'
 import { serviceAccountTokensForOidc } from './kubernetes/service-account-tokens.ts'
 import { createNoAuthManager } from './no-auth.ts'
 import { createOidcManager } from './oidc/oidc-manager.ts'
@@ -13,7 +14,7 @@ export interface ManagerOptions {
   /** Advanced tuning of the OIDC key set; see docs/configuration.md. */
   readonly oidc?: { unknownKidCooldownSeconds?: number, failureBackoffSeconds?: number, verifiedTokenCacheSize?: number } | undefined
   /** Cluster connection and tuning for kubernetes mode and for service-account tokens under oidc; see docs/kubernetes.md. */
-  readonly kubernetes?: Omit<KubernetesManagerOptions, 'logger'> | undefined
+  readonly kubernetes?: KubernetesOptions | undefined
 }
 
 /** Builds the one manager a server uses, from a validated `auth` section. */
@@ -23,6 +24,8 @@ export function createAuthManager (config: AuthConfig, options: ManagerOptions):
 }
 
 function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+  // The public option types `connection.kubeConfig` loosely (see ClusterConnectionOption): it is a client-node KubeConfig.
+  const kubernetes = options.kubernetes as Omit<KubernetesManagerOptions, 'logger'> | undefined
   switch (config.type) {
     case 'no_auth':
       return createNoAuthManager(options.logger)
@@ -32,9 +35,9 @@ function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager
         logger: options.logger,
         ...options.oidc,
         // Spec 5.3: tokens with a kubernetes.io claim go to TokenReview (or are refused off-cluster).
-        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...options.kubernetes, requestTimeoutMs: options.kubernetes?.tuning?.requestTimeoutMs })
+        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...kubernetes, requestTimeoutMs: kubernetes?.tuning?.requestTimeoutMs })
       })
     case 'kubernetes':
-      return createKubernetesManager(config, { logger: options.logger, ...options.kubernetes })
+      return createKubernetesManager(config, { logger: options.logger, ...kubernetes })
   }
 }

@@ -1,4 +1,8 @@
-import protobuf from 'protobufjs'
+import { createRequire } from 'node:module'
+import type protobuf from 'protobufjs'
+
+// protobufjs loads on first use: a server whose feature_store.yaml names no registry never needs it.
+const requireModule = createRequire(import.meta.url)
 
 /*
  * The subset of Feast's `feast.core` messages that feast-authz reads from a registry file.
@@ -225,7 +229,8 @@ let registryType: protobuf.Type | undefined
 /** The `feast.core.Registry` message type of our schema (parsed once, on first use). */
 export function registryMessageType (): protobuf.Type {
   if (registryType === undefined) {
-    const { root } = protobuf.parse(SCHEMA, { keepCase: true })
+    const { parse } = requireModule('protobufjs') as typeof protobuf
+    const { root } = parse(SCHEMA, { keepCase: true })
     root.resolveAll()
     registryType = root.lookupType('feast.core.Registry')
   }

@@ -95,4 +95,29 @@ describe('the published package', () => {
     const { stdout } = await run(process.execPath, ['run.mjs'], { cwd: consumer })
     assert.equal(JSON.parse(stdout).username, 'anonymous')
   })
+
+  test('type-checks a strict OIDC-only app without skipLibCheck: the declarations never reach @kubernetes/client-node', { timeout: 120_000 }, async () => {
+    const consumer = join(workDir, 'strict-app')
+    mkdirSync(join(consumer, 'node_modules'), { recursive: true })
+    await run('tar', ['-xzf', tarball, '-C', join(consumer, 'node_modules')])
+    await run('mv', [join(consumer, 'node_modules/package'), join(consumer, 'node_modules/feast-authz')])
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'strict-consumer', type: 'module', private: true }))
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+      files: ['app.ts']
+    }))
+    writeFileSync(join(consumer, 'app.ts'), [
+      "import Fastify from 'fastify'",
+      "import feastAuthz, { createAuthManager, type AuthzOptions } from 'feast-authz'",
+      "import { createAuthFetch, loadClientAuthConfig } from 'feast-authz/client'",
+      "const auth = { type: 'oidc', auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration', client_id: 'feast' }",
+      'const options: AuthzOptions = { config: { project: \'p\', auth } }',
+      'const app = Fastify()',
+      'await app.register(feastAuthz, options)',
+      "export const fetchWithToken = createAuthFetch(loadClientAuthConfig({ project: 'p', auth }))",
+      'export { createAuthManager }'
+    ].join('\n'))
+    const { stdout } = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
+    assert.deepEqual(stdout.split('\n').filter((file) => file.includes('@kubernetes/client-node')), [])
+  })
 })

@@ -1,4 +1,4 @@
-import { ApiException } from '@kubernetes/client-node'
+import { kubernetesClient } from './client-library.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
 
@@ -56,7 +56,7 @@ export function createFailureReporter (logger: AuthLogger, options: { intervalMs
 
 /** A short, secret-free description of a client-node failure. */
 export function describeFailure (error: unknown): { status: number | undefined, text: string } {
-  if (error instanceof ApiException) {
+  if (error instanceof kubernetesClient().ApiException) {
     return { status: error.code, text: `HTTP ${error.code}${error.code === 403 ? ' (forbidden)' : ''}` }
   }
   if (error instanceof Error) {

@@ -2,7 +2,8 @@ import { accessSync } from 'node:fs'
 import { isIPv6 } from 'node:net'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { KubeConfig } from '@kubernetes/client-node'
+import type { KubeConfig } from '@kubernetes/client-node'
+import { kubernetesClient } from './client-library.ts'
 import { ConfigError } from '../../config/errors.ts'
 
 /** Where a pod's service-account credentials are mounted. */
@@ -40,7 +41,7 @@ export function detectClusterConnection (options: DetectOptions = {}): ClusterCo
   const host = env.KUBERNETES_SERVICE_HOST
   if (host !== undefined && host !== '' && exists(join(saDir, 'token'))) {
     if (!saDir.endsWith(SERVICE_ACCOUNT_DIR)) throw new ConfigError(`the service-account directory must end with ${SERVICE_ACCOUNT_DIR}, got ${saDir}`)
-    const kubeConfig = new KubeConfig()
+    const kubeConfig = new (kubernetesClient().KubeConfig)()
     kubeConfig.loadFromCluster(saDir.slice(0, saDir.length - SERVICE_ACCOUNT_DIR.length))
     // loadFromCluster reads process.env; the server address must come from the env we were given.
     const cluster = kubeConfig.getCurrentCluster()
@@ -66,9 +67,9 @@ export function detectClusterConnection (options: DetectOptions = {}): ClusterCo
 
 /** Loads kubeconfig files as kubectl merges them: the first file's current context wins. */
 export function loadKubeconfigFiles (files: readonly string[]): KubeConfig {
-  const kubeConfig = new KubeConfig()
+  const kubeConfig = new (kubernetesClient().KubeConfig)()
   files.forEach((file, index) => {
-    const next = index === 0 ? kubeConfig : new KubeConfig()
+    const next = index === 0 ? kubeConfig : new (kubernetesClient().KubeConfig)()
     try {
       next.loadFromFile(file)
     } catch (error) {

@@ -1,4 +1,5 @@
-import { Observable, type ConfigurationOptions, type ObservableMiddleware } from '@kubernetes/client-node'
+import type { ConfigurationOptions, ObservableMiddleware } from '@kubernetes/client-node'
+import { kubernetesClient } from './client-library.ts'
 
 /**
  * Per-call options that abort a client-node request after `timeoutMs`. The generated
@@ -6,6 +7,7 @@ import { Observable, type ConfigurationOptions, type ObservableMiddleware } from
  * never answers must not hold a request (or `close()`) forever.
  */
 export function withTimeout (timeoutMs: number): ConfigurationOptions {
+  const { Observable } = kubernetesClient()
   const middleware: ObservableMiddleware = {
     pre: (context) => {
       context.setSignal(AbortSignal.timeout(timeoutMs))

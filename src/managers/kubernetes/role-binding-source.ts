@@ -1,25 +1,17 @@
-import { ListWatch, RbacAuthorizationV1Api, Watch, type KubeConfig, type V1RoleBinding } from '@kubernetes/client-node'
+import type { KubeConfig, ListWatch, V1RoleBinding, Watch } from '@kubernetes/client-node'
+import { kubernetesClient } from './client-library.ts'
+import type { InformerTuning } from './tuning.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { createFailureReporter, describeFailure } from './api-failure.ts'
 import { buildRoleIndex, clusterRoleBindingNames, type RoleIndex } from './role-binding-index.ts'
 import { withTimeout } from './request-timeout.ts'
 
-export interface RoleBindingSourceOptions {
+export interface RoleBindingSourceOptions extends InformerTuning {
   readonly logger: AuthLogger
   /** The service namespace: only its RoleBindings are read. */
   readonly namespace: string
   /** Timeout of list calls. */
   readonly requestTimeoutMs: number
-  /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
-  readonly watchTimeoutSeconds?: number
-  /** No watch event, bookmark or reconnect for this long → the watch is presumed stalled and restarted. Default: watch timeout + 60 s. */
-  readonly staleAfterMs?: number
-  /** Restart delays after an informer failure: doubling from `initial` up to `max`. Default 1 s → 30 s. */
-  readonly restartBackoffMs?: { readonly initial: number, readonly max: number }
-  /** After losing sync, the last synced bindings keep serving this long; then direct lists. Default 60 s. */
-  readonly staleGraceMs?: number
-  /** Before the first sync, a direct list is reused this long. Default 1 s. */
-  readonly directListTtlMs?: number
   readonly now?: () => number
 }
 
@@ -68,43 +60,56 @@ interface Attempt {
  * every watch immediately would be hammered, so repeated quick ends back off (0.4 s doubling
  * to 30 s).
  */
-class WatchWithActivity extends Watch {
-  private cancelled = false
-  private lastStart = 0
-  private quickEnds = 0
-  private pauseTimer: NodeJS.Timeout | undefined
-  private endPause: (() => void) | undefined
+interface WatchWithActivity extends Watch {
+  cancel (): void
+}
 
-  constructor (config: KubeConfig, private readonly timeoutSeconds: number, private readonly onActivity: () => void) {
-    super(config)
-  }
+// Defined on first use: its base class comes from client-node, which loads lazily (client-library.ts).
+let watchWithActivityClass: (new (config: KubeConfig, timeoutSeconds: number, onActivity: () => void) => WatchWithActivity) | undefined
+function newWatchWithActivity (config: KubeConfig, timeoutSeconds: number, onActivity: () => void): WatchWithActivity {
+  watchWithActivityClass ??= defineWatchWithActivity()
+  return new watchWithActivityClass(config, timeoutSeconds, onActivity)
+}
 
-  cancel (): void {
-    this.cancelled = true
-    clearTimeout(this.pauseTimer)
-    this.endPause?.()
-  }
+function defineWatchWithActivity (): new (config: KubeConfig, timeoutSeconds: number, onActivity: () => void) => WatchWithActivity {
+  return class WatchWithActivity extends kubernetesClient().Watch {
+    private cancelled = false
+    private lastStart = 0
+    private quickEnds = 0
+    private pauseTimer: NodeJS.Timeout | undefined
+    private endPause: (() => void) | undefined
 
-  override async watch (path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: any, watchObj?: any) => void, done: (err: any) => void): Promise<AbortController> {
-    this.quickEnds = Date.now() - this.lastStart < 1000 ? this.quickEnds + 1 : 0
-    if (this.quickEnds > 2 && !this.cancelled) {
-      await new Promise<void>((resolve) => {
-        this.endPause = resolve
-        this.pauseTimer = setTimeout(resolve, Math.min(30_000, 50 * 2 ** this.quickEnds))
-      })
+    constructor (config: KubeConfig, private readonly timeoutSeconds: number, private readonly onActivity: () => void) {
+      super(config)
     }
-    this.lastStart = Date.now()
-    if (this.cancelled) {
-      const controller = new AbortController()
-      controller.abort()
+
+    cancel (): void {
+      this.cancelled = true
+      clearTimeout(this.pauseTimer)
+      this.endPause?.()
+    }
+
+    override async watch (path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: any, watchObj?: any) => void, done: (err: any) => void): Promise<AbortController> {
+      this.quickEnds = Date.now() - this.lastStart < 1000 ? this.quickEnds + 1 : 0
+      if (this.quickEnds > 2 && !this.cancelled) {
+        await new Promise<void>((resolve) => {
+          this.endPause = resolve
+          this.pauseTimer = setTimeout(resolve, Math.min(30_000, 50 * 2 ** this.quickEnds))
+        })
+      }
+      this.lastStart = Date.now()
+      if (this.cancelled) {
+        const controller = new AbortController()
+        controller.abort()
+        return controller
+      }
+      const controller = await super.watch(path, { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds }, (phase, object, raw) => {
+        this.onActivity()
+        callback(phase, object, raw)
+      }, done)
+      if (this.cancelled) controller.abort()
       return controller
     }
-    const controller = await super.watch(path, { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds }, (phase, object, raw) => {
-      this.onActivity()
-      callback(phase, object, raw)
-    }, done)
-    if (this.cancelled) controller.abort()
-    return controller
   }
 }
 
@@ -123,7 +128,7 @@ export function createRoleBindingSource (kubeConfig: KubeConfig, options: RoleBi
   const backoff = options.restartBackoffMs ?? { initial: 1000, max: 30_000 }
   const staleGraceMs = options.staleGraceMs ?? 60_000
   const directListTtlMs = options.directListTtlMs ?? 1000
-  const api = kubeConfig.makeApiClient(RbacAuthorizationV1Api)
+  const api = kubeConfig.makeApiClient(kubernetesClient().RbacAuthorizationV1Api)
   const path = `/apis/rbac.authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/rolebindings`
   const permission = RBAC_PERMISSION(namespace)
   const report = createFailureReporter(logger)
@@ -167,8 +172,8 @@ export function createRoleBindingSource (kubeConfig: KubeConfig, options: RoleBi
     attempts++
     const id = attempts
     const isCurrent = (): boolean => !closed && current?.id === id
-    const watch = new WatchWithActivity(watchConfig, watchTimeoutSeconds, () => { if (isCurrent()) lastActivity = now() })
-    const informer = new ListWatch<V1RoleBinding>(path, watch, listBindings, false)
+    const watch = newWatchWithActivity(watchConfig, watchTimeoutSeconds, () => { if (isCurrent()) lastActivity = now() })
+    const informer = new (kubernetesClient().ListWatch<V1RoleBinding>)(path, watch, listBindings, false)
     const attempt: Attempt = { id, informer, watch, launchedAt: now(), synced: false, started: undefined }
     let failed = false
     const changed = (): void => { if (isCurrent() && attempt.synced) indexDirty = true }

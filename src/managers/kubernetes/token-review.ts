@@ -1,10 +1,11 @@
-import { AuthenticationV1Api, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node'
+import type { KubeConfig, V1TokenReview } from '@kubernetes/client-node'
 import { performance } from 'node:perf_hooks'
 import type { AuthLogger } from '../../base/logging.ts'
 import { elapsedMs, tokenReviewChannel, type TokenReviewEvent } from '../../base/observability/channels.ts'
 import { AuthError } from '../../base/errors.ts'
 import { createFailureReporter } from './api-failure.ts'
 import { namespacesOf, type ReviewedIdentity } from './identity.ts'
+import { kubernetesClient } from './client-library.ts'
 import { withTimeout } from './request-timeout.ts'
 
 export interface TokenReviewOptions {
@@ -26,7 +27,7 @@ const PERMISSION = 'create tokenreviews.authentication.k8s.io (cluster-wide, e.g
  * from the token itself. The review object echoes the token, so it is never logged.
  */
 export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenReviewOptions): TokenReviewer {
-  const api = kubeConfig.makeApiClient(AuthenticationV1Api)
+  const api = kubeConfig.makeApiClient(kubernetesClient().AuthenticationV1Api)
   const audiences = options.audiences === undefined ? undefined : [...options.audiences]
   const report = createFailureReporter(options.logger)
   return async (token) => {

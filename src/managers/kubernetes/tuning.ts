@@ -1,5 +1,3 @@
-import type { RoleBindingSourceOptions } from './role-binding-source.ts'
-
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
   /** Timeout of each API call. Default 5000 ms. */
@@ -18,8 +16,49 @@ export interface KubernetesTuning {
    * `cluster_unavailable` with Retry-After instead of queueing without bound. Default 64.
    */
   readonly maxConcurrentReviews?: number
-  readonly informer?: Omit<RoleBindingSourceOptions, 'logger' | 'namespace' | 'requestTimeoutMs' | 'now'>
+  /** The RoleBinding informer's timings. */
+  readonly informer?: InformerTuning
   readonly now?: () => number
+}
+
+/** Timings of the RoleBinding informer (docs/kubernetes.md). */
+export interface InformerTuning {
+  /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
+  readonly watchTimeoutSeconds?: number
+  /** No watch event, bookmark or reconnect for this long → the watch is presumed stalled and restarted. Default: watch timeout + 60 s. */
+  readonly staleAfterMs?: number
+  /** Restart delays after an informer failure: doubling from `initial` up to `max`. Default 1 s → 30 s. */
+  readonly restartBackoffMs?: { readonly initial: number, readonly max: number }
+  /** After losing sync, the last synced bindings keep serving this long; then direct lists. Default 60 s. */
+  readonly staleGraceMs?: number
+  /** Before the first sync, a direct list is reused this long. Default 1 s. */
+  readonly directListTtlMs?: number
+}
+
+/**
+ * A cluster connection given in code instead of the detected one (docs/kubernetes.md,
+ * "Programmatic use").
+ */
+export interface ClusterConnectionOption {
+  /**
+   * A `KubeConfig` of `@kubernetes/client-node`. Typed as an object here so that feast-authz's
+   * declarations never pull client-node's types into an application that does not use them.
+   */
+  readonly kubeConfig: object
+  /** `in-cluster`: the pod's service account; `kubeconfig`: a kubeconfig file. */
+  readonly source: 'in-cluster' | 'kubeconfig'
+  /** For startup logs: which file or which in-cluster endpoint (never a credential). */
+  readonly description: string
+}
+
+/** Cluster connection and tuning, for kubernetes mode and for service-account tokens under oidc. */
+export interface KubernetesOptions {
+  /** The cluster connection; default: detected (in-cluster service account, `KUBECONFIG`, `~/.kube/config`). */
+  readonly connection?: ClusterConnectionOption | undefined
+  readonly env?: NodeJS.ProcessEnv | undefined
+  /** The pod's service-account directory (namespace file). Default `/var/run/secrets/kubernetes.io/serviceaccount`. */
+  readonly serviceAccountDir?: string | undefined
+  readonly tuning?: KubernetesTuning | undefined
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ApiException } from '@kubernetes/client-node'
 import { createFailureReporter, describeFailure } from '../../../src/managers/kubernetes/api-failure.ts'
+import { kubernetesClient } from '../../../src/managers/kubernetes/client-library.ts'
 import { captureLogger } from '../../helpers/kubernetes.ts'
 
+// The instance feast-authz loads (under tsx, a static import would be a second copy of the package).
+const { ApiException } = kubernetesClient()
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
 
 describe('API failures', () => {

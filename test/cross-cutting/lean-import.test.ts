@@ -1,0 +1,88 @@
+/**
+ * The root import stays lean: `@kubernetes/client-node` and the registry's protobuf reader load
+ * only when a cluster or a Feast registry is actually used. Each case runs in a fresh Node
+ * process that reports which of those packages its module graph holds (module counts, never
+ * timings: the import time and RSS are measured by `npm run bench`).
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, test } from 'node:test'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+interface Loaded { readonly kubernetes: boolean, readonly protobuf: boolean }
+
+/**
+ * Runs `body` (ES module code, top-level await allowed) in a child process, then reports whether
+ * client-node or protobufjs were loaded, through either loader: ES imports are seen by a load
+ * hook, `require` (of CommonJS, or of an ES module) by the require cache.
+ */
+async function loadedAfter (body: string): Promise<Loaded> {
+  const hook = [
+    'let port',
+    'export function initialize (data) { port = data.port }',
+    'export async function load (url, context, next) { port.postMessage(url); return next(url, context) }'
+  ].join('\n')
+  const script = `
+    import { createRequire, register } from 'node:module'
+    import { MessageChannel } from 'node:worker_threads'
+    const { port1, port2 } = new MessageChannel()
+    const seen = []
+    port1.on('message', (url) => { seen.push(url) })
+    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}), { data: { port: port2 }, transferList: [port2] })
+    ${body}
+    // A last module through the hook marks the end of the messages to wait for.
+    const sentinel = 'data:text/javascript,export%20default%20' + Date.now()
+    await import(sentinel)
+    while (!seen.includes(sentinel)) await new Promise((resolve) => setTimeout(resolve, 5))
+    port1.close()
+    const required = Object.keys(createRequire(import.meta.url).cache)
+    const uses = (name) => seen.some((url) => url.includes('/node_modules/' + name + '/')) || required.some((path) => path.includes('/node_modules/' + name + '/'))
+    // client-node's own CommonJS dependencies show a require(esm) load the hook cannot see.
+    console.log(JSON.stringify({ kubernetes: uses('@kubernetes/client-node') || uses('ws') || uses('node-fetch'), protobuf: uses('protobufjs') }))
+  `
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 120_000 })
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Loaded
+}
+
+describe('the root import', () => {
+  test('loads neither @kubernetes/client-node nor protobufjs', async () => {
+    assert.deepEqual(await loadedAfter("await import('./src/index.ts')"), { kubernetes: false, protobuf: false })
+  })
+
+  test('nor does the Express entry', async () => {
+    assert.deepEqual(await loadedAfter("await import('./src/adapters/express.ts')"), { kubernetes: false, protobuf: false })
+  })
+
+  test('nor does a Fastify server in oidc mode off-cluster, with the plugin registered and ready', async () => {
+    const loaded = await loadedAfter(`
+      const { default: Fastify } = await import('fastify')
+      const { feastAuthz } = await import('./src/index.ts')
+      delete process.env.KUBERNETES_SERVICE_HOST
+      delete process.env.KUBECONFIG
+      const app = Fastify()
+      await app.register(feastAuthz, { config: { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } } })
+      await app.ready()
+      await app.close()
+    `)
+    assert.deepEqual(loaded, { kubernetes: false, protobuf: false })
+  })
+})
+
+describe('the check itself', () => {
+  test('sees client-node once a cluster is used, and protobufjs once a registry is read', async () => {
+    const loaded = await loadedAfter(`
+      const { kubernetesClient } = await import('./src/managers/kubernetes/client-library.ts')
+      kubernetesClient()
+      const { registryMessageType } = await import('./src/registry/schema.ts')
+      registryMessageType()
+    `)
+    assert.deepEqual(loaded, { kubernetes: true, protobuf: true })
+  })
+
+  test('sees client-node imported statically', async () => {
+    assert.deepEqual(await loadedAfter("await import('@kubernetes/client-node')"), { kubernetes: true, protobuf: false })
+  })
+})
