@@ -1,6 +1,7 @@
 import { kubernetesClient } from './client-library.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
+import { createLogThrottle } from '../../base/observability/throttle.ts'
 
 /** What we were doing when the API server failed us, for the log and the missing permission. */
 export interface ApiOperation {
@@ -38,19 +39,12 @@ function unavailable (operation: ApiOperation, reason: string): AuthError {
  * the next line reports how many were `suppressed`.
  */
 export function createFailureReporter (logger: AuthLogger, options: { intervalMs?: number, now?: () => number } = {}): (error: unknown, operation: ApiOperation) => AuthError {
-  const intervalMs = options.intervalMs ?? 10_000
-  const now = options.now ?? Date.now
-  const last = new Map<string, { at: number, suppressed: number }>()
+  const throttle = createLogThrottle(options)
   return (error, operation) => {
     const reason = describeFailure(error)
-    const key = `${operation.action}|${reason.status ?? reason.text}`
-    const seen = last.get(key)
-    if (seen !== undefined && now() - seen.at < intervalMs) {
-      seen.suppressed++
-      return unavailable(operation, reason.text)
-    }
-    last.set(key, { at: now(), suppressed: 0 })
-    return clusterUnavailable(error, operation, logger, seen === undefined || seen.suppressed === 0 ? {} : { suppressed: seen.suppressed })
+    const { log, suppressed } = throttle(`${operation.action}|${reason.status ?? reason.text}`)
+    if (!log) return unavailable(operation, reason.text)
+    return clusterUnavailable(error, operation, logger, suppressed === 0 ? {} : { suppressed })
   }
 }
 

@@ -4,6 +4,7 @@ import type { AuthLogger } from '../../base/logging.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
 import { AuthError } from '../../base/errors.ts'
+import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { ReviewedIdentity } from './identity.ts'
 import { createReviewCache } from './review-cache.ts'
 import { createTokenReviewer } from './token-review.ts'
@@ -93,13 +94,10 @@ function count (value: number | undefined, name: string, fallback: number, min: 
 
 /** One warning per 10 s while reviews are saturated, with how many tokens were turned away. */
 function throttledWarning (logger: AuthLogger, now: () => number): (inFlight: number) => void {
-  let lastAt: number | undefined
-  let refused = 0
+  const throttle = createLogThrottle({ now })
   return (inFlight) => {
-    refused++
-    if (lastAt !== undefined && now() - lastAt < 10_000) return
-    lastAt = now()
-    logger.warn({ inFlight, refused }, `${inFlight} TokenReviews are already waiting for the Kubernetes API server: new tokens get 503 until they finish (tuning.maxConcurrentReviews)`)
-    refused = 0
+    const { log, suppressed } = throttle('saturated')
+    if (!log) return
+    logger.warn({ inFlight, refused: suppressed + 1 }, `${inFlight} TokenReviews are already waiting for the Kubernetes API server: new tokens get 503 until they finish (tuning.maxConcurrentReviews)`)
   }
 }

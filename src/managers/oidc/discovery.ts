@@ -1,5 +1,6 @@
 import type http from 'node:http'
 import type https from 'node:https'
+import { createFailureBackoff } from '../../base/failure-backoff.ts'
 import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 /** The part of the provider's discovery document the server needs. */
@@ -20,7 +21,7 @@ export function createDiscovery (
 ): { get: () => Promise<DiscoveryDocument>, loaded: () => boolean } {
   let document: DiscoveryDocument | undefined
   let pending: Promise<DiscoveryDocument> | undefined
-  let lastFailure: { at: number, error: Error } | undefined
+  const backoff = createFailureBackoff(options.failureBackoffMs)
 
   const fetchOnce = async (): Promise<DiscoveryDocument> => {
     const response = await httpGet(url, { agents: options.agents, signal: AbortSignal.timeout(options.timeoutMs) })
@@ -38,10 +39,10 @@ export function createDiscovery (
     loaded: () => document !== undefined,
     get: async () => {
       if (document !== undefined) return document
-      if (lastFailure !== undefined && Date.now() - lastFailure.at < options.failureBackoffMs) throw lastFailure.error
+      backoff.check()
       pending ??= fetchOnce().then(
-        (result) => { document = result; lastFailure = undefined; return result },
-        (error: Error) => { lastFailure = { at: Date.now(), error }; throw error }
+        (result) => { document = result; backoff.succeeded(); return result },
+        (error: Error) => { backoff.failed(error); throw error }
       ).finally(() => { pending = undefined })
       return await pending
     }

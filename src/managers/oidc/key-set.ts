@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks'
 import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../base/observability/channels.ts'
 import { AuthError } from '../../base/errors.ts'
 import { prepareKeys, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
+import { createFailureBackoff } from '../../base/failure-backoff.ts'
 import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 export interface KeySetOptions {
@@ -39,13 +40,13 @@ export interface KeySet {
  * provider become 503s; a key that is not in a fresh set stays a 401.
  */
 export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
-  let lastFailure: { at: number, error: Error } | undefined
+  const backoff = createFailureBackoff(options.failureBackoffMs)
   let prepared: PreparedKeys | undefined
   let fetchedAt = Number.NEGATIVE_INFINITY
   const isFresh = (): boolean => Date.now() < fetchedAt + options.lifespanMs
 
   const fetchKeys = async (url: string, init: { signal?: AbortSignal | null }): Promise<Response> => {
-    if (lastFailure !== undefined && Date.now() - lastFailure.at < options.failureBackoffMs) throw lastFailure.error
+    backoff.check()
     const startedAt = performance.now()
     try {
       const response = await httpGet(url, { agents: options.agents, signal: init.signal ?? AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/json, application/jwk-set+json' } })
@@ -64,12 +65,12 @@ export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
       if (keys.length === 0) throw new ProviderRequestError(`key set ${url} is empty`)
       prepared = prepareKeys(keys, prepared)
       fetchedAt = Date.now()
-      lastFailure = undefined
+      backoff.succeeded()
       if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url, outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
       return new Response(response.body, { status: 200, headers: { 'content-type': 'application/json' } })
     } catch (error) {
       const failure = error instanceof ProviderRequestError ? error : new ProviderRequestError(`key set ${url} could not be fetched: ${(error as Error).message}`, { cause: error })
-      lastFailure = { at: Date.now(), error: failure }
+      backoff.failed(failure)
       if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url, outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
       throw failure
     }
