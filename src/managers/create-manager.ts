@@ -9,6 +9,7 @@ import { createNoAuthManager } from './no-auth.ts'
 import { createOidcManager } from './oidc/oidc-manager.ts'
 import type { AuthManager } from './types.ts'
 
+/** Options of {@link createAuthManager}: the logger, and tuning of the OIDC key set and of the cluster connection. */
 export interface ManagerOptions {
   readonly logger: AuthLogger
   /** Advanced tuning of the OIDC key set; see docs/configuration.md. */

@@ -4,6 +4,7 @@ import { ConfigError } from '../config/errors.ts'
 /** The Secret keys read for OIDC; any other key is ignored (as the Feast operator does). */
 export const OIDC_SECRET_KEYS = ['auth_discovery_url', 'client_id', 'client_secret', 'username', 'password', 'audience', 'issuer'] as const
 export type OidcSecretKey = typeof OIDC_SECRET_KEYS[number]
+/** The OIDC values read from the FeatureStore's secret, by `auth` field name. */
 export type OidcSecretValues = Partial<Record<OidcSecretKey, string>>
 
 /** Where the Secret came from, for messages: a file name, or `secret "<name>"`. */

@@ -1,5 +1,6 @@
 import { FeastAuthzError } from '../base/errors.ts'
 
+/** Where a {@link PermissionError} was found; every field is optional. */
 export interface PermissionErrorDetails {
   /** The file the permission came from, when there is one. */
   readonly source?: string | undefined

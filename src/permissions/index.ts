@@ -1,6 +1,6 @@
 /** The permission framework: model, definitions, YAML files and the decision engine. */
 export {
-  ACTIONS, ACTION_GROUPS, RESOURCE_TYPES, SUBTYPES, expandActions, isAction, isActionGroup, isResourceType, resourceLabel,
+  ACTIONS, ACTION_GROUPS, RESOURCE_TYPES, SUBTYPES, expandActions, resourceLabel,
   type Action, type ActionGroup, type Permission, type Policy, type Resource, type ResourceType
 } from './model.ts'
 export { PermissionError, type PermissionErrorDetails } from './errors.ts'

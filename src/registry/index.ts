@@ -9,7 +9,6 @@ export type {
   DataSourceResource, EntityResource, FeatureServiceResource, FeatureViewProjection, FeatureViewResource, PermissionResource,
   ProjectResource, RegistryResource, SavedDatasetResource, ValidationReferenceResource
 } from './resources.ts'
-export { encodeRegistry } from './schema.ts'
 export type { RegistryProject, RegistrySnapshot } from './snapshot.ts'
 
 /**

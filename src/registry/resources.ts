@@ -37,14 +37,17 @@ export interface FeatureViewProjection {
   readonly features: readonly string[]
 }
 
+/** A feature service of the registry. */
 export interface FeatureServiceResource extends RegistryObject<'FeatureService'> {
   readonly projections: readonly FeatureViewProjection[]
 }
 
+/** An entity of the registry. */
 export interface EntityResource extends RegistryObject<'Entity'> {
   readonly joinKey?: string
 }
 
+/** A data source of the registry. */
 export interface DataSourceResource extends RegistryObject<'DataSource'> {
   /** Feast's `DataSource.SourceType` number (1 file, 7 request, 9 push, ...). */
   readonly sourceType: number
@@ -54,16 +57,20 @@ export interface DataSourceResource extends RegistryObject<'DataSource'> {
   readonly batchSource?: string
 }
 
+/** A saved dataset of the registry. */
 export interface SavedDatasetResource extends RegistryObject<'SavedDataset'> {
   readonly features: readonly string[]
   readonly featureService?: string
 }
 
+/** A validation reference of the registry. */
 export interface ValidationReferenceResource extends RegistryObject<'ValidationReference'> {
   readonly referenceDataset?: string
 }
 
+/** A project of the registry. */
 export type ProjectResource = RegistryObject<'Project'>
+/** A permission of the registry, as a resource other permissions can govern. */
 export type PermissionResource = RegistryObject<'Permission'>
 
 /** Any object of a registry, as a resource permissions are checked against. */

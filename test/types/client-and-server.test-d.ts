@@ -8,7 +8,8 @@ import {
   type AuthFetch, type ResolvedToken, type TokenProvider, type TokenSource, type TokenSourceErrorCode
 } from '../../src/client/index.ts'
 import { buildReferenceServer, emptyRegistry, type FeatureRegistry, type ReferenceServerOptions } from '../../src/server/index.ts'
-import { openFeastRegistry, renderFeatureStore, type RenderedFeatureStore } from '../../src/index.ts'
+import { renderFeatureStore, type RenderedFeatureStore } from '../../src/operator/index.ts'
+import { openFeastRegistry } from '../../src/registry/index.ts'
 import { expectTrue, type Equal } from './assert-type.ts'
 
 // --- createTokenProvider ------------------------------------------------------------------------

@@ -5,11 +5,14 @@
  */
 import { subscribe } from 'node:diagnostics_channel'
 import {
-  loadAuthConfig, permission, roleBasedPolicy, groupBasedPolicy, namespaceBasedPolicy, combinedGroupNamespacePolicy, allowAll,
-  decide, expandActions, AuthError, ConfigError, PermissionError, CHANNELS, ANONYMOUS,
-  type AuthConfig, type AuthErrorCode, type AuthType, type AuthenticateEvent, type AuthorizeEvent, type Decision,
-  type KubernetesAuthConfig, type OidcAuthConfig, type Permission, type PermissionInput, type Policy, type Action, type ActionGroup
+  loadAuthConfig, AuthError, ConfigError, PermissionError, CHANNELS, ANONYMOUS,
+  type AuthConfig, type AuthErrorCode, type AuthType, type AuthenticateEvent, type AuthorizeEvent,
+  type KubernetesAuthConfig, type OidcAuthConfig, type Permission, type Action, type ActionGroup
 } from '../../src/index.ts'
+import {
+  permission, roleBasedPolicy, groupBasedPolicy, namespaceBasedPolicy, combinedGroupNamespacePolicy, allowAll, decide, expandActions,
+  type Decision, type PermissionInput, type Policy
+} from '../../src/permissions/index.ts'
 import { expectTrue, type Equal } from './assert-type.ts'
 
 // --- loadAuthConfig: narrowing by `type` ------------------------------------------------------

@@ -4,8 +4,8 @@ import { before, describe, test } from 'node:test'
 import ts from 'typescript'
 
 /**
- * The public API as the TypeScript compiler sees it: every export of the four entry points
- * (`feast-authz`, `/express`, `/client`, `/server`) carries a TSDoc comment, the main functions
+ * The public API as the TypeScript compiler sees it: every export of the entry points
+ * (`feast-authz`, `/express`, `/permissions`, `/registry`, `/operator`, `/client`, `/server`) carries a TSDoc comment, the main functions
  * show an example, and the security-relevant options carry a WARNING.
  */
 
@@ -13,6 +13,9 @@ const root = resolve(import.meta.dirname, '../..')
 const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'feast-authz': 'src/index.ts',
   'feast-authz/express': 'src/adapters/express.ts',
+  'feast-authz/permissions': 'src/permissions/index.ts',
+  'feast-authz/registry': 'src/registry/index.ts',
+  'feast-authz/operator': 'src/operator/index.ts',
   'feast-authz/client': 'src/client/index.ts',
   'feast-authz/server': 'src/server/index.ts'
 }
@@ -20,9 +23,10 @@ const ENTRY_POINTS: Readonly<Record<string, string>> = {
 /** The functions a user starts from: their comment shows how to call them. */
 const NEEDS_EXAMPLE: ReadonlyArray<readonly [entry: string, name: string]> = [
   ['feast-authz', 'default'], ['feast-authz', 'feastAuthz'], ['feast-authz', 'loadAuthConfig'],
-  ['feast-authz', 'permission'], ['feast-authz', 'allowAll'], ['feast-authz', 'roleBasedPolicy'],
-  ['feast-authz', 'groupBasedPolicy'], ['feast-authz', 'namespaceBasedPolicy'], ['feast-authz', 'combinedGroupNamespacePolicy'],
-  ['feast-authz', 'decide'], ['feast-authz', 'renderFeatureStore'], ['feast-authz', 'openFeastRegistry'],
+  ['feast-authz/permissions', 'permission'], ['feast-authz/permissions', 'allowAll'], ['feast-authz/permissions', 'roleBasedPolicy'],
+  ['feast-authz/permissions', 'groupBasedPolicy'], ['feast-authz/permissions', 'namespaceBasedPolicy'],
+  ['feast-authz/permissions', 'combinedGroupNamespacePolicy'], ['feast-authz/permissions', 'decide'],
+  ['feast-authz/operator', 'renderFeatureStore'], ['feast-authz/registry', 'openFeastRegistry'],
   ['feast-authz/express', 'feastAuthzExpress'],
   ['feast-authz/client', 'createTokenProvider'], ['feast-authz/client', 'createAuthFetch'],
   ['feast-authz/server', 'buildReferenceServer']
@@ -32,14 +36,14 @@ const NEEDS_EXAMPLE: ReadonlyArray<readonly [entry: string, name: string]> = [
 const NEEDS_WARNING: ReadonlyArray<readonly [entry: string, path: string]> = [
   ['feast-authz', 'OidcAuthConfig.verify_ssl'],
   ['feast-authz', 'NoAuthConfig'],
-  ['feast-authz', 'allowAll'],
+  ['feast-authz/permissions', 'allowAll'],
   ['feast-authz', 'AuthzOptions.permissions'],
   ['feast-authz', 'AuthzOptions.manager'],
   ['feast-authz', 'FeastAuthzOptions.healthRoute'],
   ['feast-authz', 'RouteAuthzConfig.public'],
   ['feast-authz', 'AuthSource'],
-  ['feast-authz', 'decide'],
-  ['feast-authz', 'renderFeatureStore'],
+  ['feast-authz/permissions', 'decide'],
+  ['feast-authz/operator', 'renderFeatureStore'],
   ['feast-authz/client', 'mintIntraToken'],
   ['feast-authz/client', 'createTokenProvider'],
   ['feast-authz/client', 'AuthFetchOptions.allowedOrigins']
