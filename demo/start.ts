@@ -10,7 +10,7 @@
 import { fileURLToPath } from 'node:url'
 import { createLogger } from '../src/base/logging.ts'
 import { buildReferenceServer } from '../src/server/app.ts'
-import { loadYamlRegistryFile } from '../src/server/registry-yaml.ts'
+import { loadYamlCatalogFile } from '../src/server/catalog-yaml.ts'
 import { readFeatureStoreFile } from '../src/config/feature-store-file.ts'
 import { startOidcProvider } from '../test/helpers/oidc-provider.ts'
 import { PROBES, USERS, type DemoUser } from './probes.ts'
@@ -34,7 +34,7 @@ const config = { ...data, auth: { type: 'oidc', client_id: provider.clientId, au
 const app = await buildReferenceServer({
   config,
   permissions: fixture('permissions.yaml'),
-  registry: loadYamlRegistryFile(fixture('registry.yaml')),
+  registry: loadYamlCatalogFile(fixture('registry.yaml')),
   pinoLogger: createLogger({ level: process.env.DEMO_LOG ?? 'warn' }, 2)
 })
 const url = await app.listen({ host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 0) })

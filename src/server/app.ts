@@ -11,12 +11,12 @@ import { ConfigError } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import { featureRegistryFromFeast } from './feature-registry.ts'
+import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
 import { createProjectScopes } from './project-scope.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
-import { emptyRegistry, type FeatureRegistry } from './registry.ts'
+import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 
 /** Options of {@link buildReferenceServer}: the plugin's {@link AuthzOptions}, plus what to serve. */
 export interface ReferenceServerOptions extends AuthzOptions {
@@ -26,7 +26,7 @@ export interface ReferenceServerOptions extends AuthzOptions {
    * is given; the caller closes it. Default: the Feast registry feature_store.yaml names (opened
    * and closed by the server), else an empty registry for the config's `project`.
    */
-  readonly registry?: FeatureRegistry | FeastRegistry
+  readonly registry?: FeatureCatalog | FeastRegistry
   /** A pino logger (give it feast-authz's redaction: `createLogger()`); default: no logging. */
   readonly pinoLogger?: Logger
   /** Largest request body accepted, in bytes. Default 1 MiB. */
@@ -70,15 +70,15 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   try {
     const logger: AuthLogger = authz.logger ?? app.log
     let feast = givenRegistry !== undefined && isFeastRegistry(givenRegistry) ? givenRegistry : undefined
-    let registry: FeatureRegistry
+    let registry: FeatureCatalog
     if (givenRegistry === undefined) {
       const file = readFeatureStoreFile(authz.config)
       // The config's Feast registry serves both the views and (unless given) the permissions: opened once.
       opened = namesFeastRegistry(file) ? openRegistryFromConfig(file, { logger }) : undefined
       feast = opened
-      registry = opened === undefined ? emptyRegistry(projectOf(file)) : featureRegistryFromFeast(opened)
+      registry = opened === undefined ? emptyCatalog(projectOf(file)) : catalogFromFeastRegistry(opened)
     } else {
-      registry = feast === undefined ? givenRegistry as FeatureRegistry : featureRegistryFromFeast(feast)
+      registry = feast === undefined ? givenRegistry as FeatureCatalog : catalogFromFeastRegistry(feast)
     }
     // (The plugin says so itself for the registry feature_store.yaml names.)
     if (feast !== undefined && opened === undefined && authz.permissions !== undefined) {
@@ -102,7 +102,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   return app
 }
 
-function isFeastRegistry (registry: FeatureRegistry | FeastRegistry): registry is FeastRegistry {
+function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is FeastRegistry {
   return typeof (registry as Partial<FeastRegistry>).permissionsFor === 'function'
 }
 

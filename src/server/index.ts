@@ -1,8 +1,8 @@
 /** The reference feature server (`feast-authz serve`, `npm start`); see docs/reference-server.md. */
 export { buildReferenceServer, type ReferenceServerOptions } from './app.ts'
-export { loadYamlRegistryFile, parseRegistry } from './registry-yaml.ts'
+export { loadYamlCatalogFile, parseYamlCatalog } from './catalog-yaml.ts'
 export {
-  emptyRegistry, registryForProject, registryFromSnapshot, FEATURE_VIEW_KINDS,
-  type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
-} from './registry.ts'
-export { featureRegistryFromFeast } from './feature-registry.ts'
+  emptyCatalog, catalogForProject, catalogFromSnapshot, FEATURE_VIEW_KINDS,
+  type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
+} from './catalog.ts'
+export { catalogFromFeastRegistry } from './catalog-from-feast.ts'

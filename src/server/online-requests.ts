@@ -5,8 +5,8 @@
  */
 import type { Action } from '../permissions/model.ts'
 import { notFound, unprocessable } from './http-error.ts'
-import { EVENT_TIMESTAMP, splitRef } from './registry-yaml.ts'
-import type { FeatureRegistry, FeatureServiceDef, FeatureViewDef, SampleRow } from './registry.ts'
+import { EVENT_TIMESTAMP, splitRef } from './catalog-yaml.ts'
+import type { FeatureCatalog, FeatureServiceDef, FeatureViewDef, SampleRow } from './catalog.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -101,7 +101,7 @@ export interface ReadPlan {
   readonly rowCount: number
 }
 
-export function planRead (registry: FeatureRegistry, body: GetOnlineFeaturesBody): ReadPlan {
+export function planRead (registry: FeatureCatalog, body: GetOnlineFeaturesBody): ReadPlan {
   const hasFeatures = body.features !== undefined
   const hasService = body.feature_service !== undefined
   if (hasFeatures === hasService) throw unprocessable('give exactly one of "features" (a list of "view:feature" references) and "feature_service"')
@@ -148,20 +148,20 @@ export function pushTarget (body: PushBody): { to: PushTarget, actions: readonly
 }
 
 /** The views fed by the push source; an unknown source is a 404. */
-export function pushedViews (registry: FeatureRegistry, body: PushBody): readonly FeatureViewDef[] {
+export function pushedViews (registry: FeatureCatalog, body: PushBody): readonly FeatureViewDef[] {
   const views = registry.viewsFedBy(body.push_source_name)
   if (views.length === 0) throw notFound(`push source ${JSON.stringify(body.push_source_name)} feeds no feature view in the registry`)
   return views
 }
 
-export function requireView (registry: FeatureRegistry, name: string): FeatureViewDef {
+export function requireView (registry: FeatureCatalog, name: string): FeatureViewDef {
   const view = registry.featureView(name)
   if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
   return view
 }
 
 /** The views a materialization covers: the named ones, or every view that has an online table. */
-export function materializedViews (registry: FeatureRegistry, body: MaterializeBody): readonly FeatureViewDef[] {
+export function materializedViews (registry: FeatureCatalog, body: MaterializeBody): readonly FeatureViewDef[] {
   for (const field of ['start_ts', 'end_ts'] as const) {
     const value = body[field]
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)

@@ -16,7 +16,7 @@ import {
   type GetOnlineFeaturesBody, type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
 } from './online-requests.ts'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
-import { serviceResource, viewResource } from './registry.ts'
+import { serviceResource, viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
 
 /**

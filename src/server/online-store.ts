@@ -3,8 +3,8 @@
  * memory. Filled from the registry's sample rows at startup and by writes (push,
  * write-to-online-store) while the server runs.
  */
-import { EVENT_TIMESTAMP } from './registry-yaml.ts'
-import type { FeatureRegistry, FeatureViewDef, SampleRow } from './registry.ts'
+import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
+import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 
 export interface StoredRow {
   readonly values: Readonly<Record<string, unknown>>
@@ -25,7 +25,7 @@ export interface OnlineStore {
 /** Feast reports entity columns and missing values with this timestamp. */
 export const EPOCH = '1970-01-01T00:00:00Z'
 
-export function createOnlineStore (registry: FeatureRegistry): OnlineStore {
+export function createOnlineStore (registry: FeatureCatalog): OnlineStore {
   const tables = new Map<string, Map<string, StoredRow>>()
   const store: OnlineStore = {
     write (view, rows, defaultTime = isoSeconds(new Date())) {

@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify'
 import { notFound } from './http-error.ts'
 import { createOnlineStore, type OnlineStore } from './online-store.ts'
-import { registryForProject, type FeatureRegistry } from './registry.ts'
+import { catalogForProject, type FeatureCatalog } from './catalog.ts'
 
 /** The `project` query parameter: one string (a repeated parameter is a 422, never a guess). */
 export const projectQuerySchema = {
@@ -23,7 +23,7 @@ export function requestedProject (request: FastifyRequest): string | undefined {
 
 /** What a request works on: the registry and online store of its project. */
 export interface ProjectScope {
-  readonly registry: FeatureRegistry
+  readonly registry: FeatureCatalog
   readonly store: OnlineStore
 }
 
@@ -31,13 +31,13 @@ export interface ProjectScope {
  * Resolves a request's project to its registry and online store; a project the registry does not
  * have is a 404 (before any permission check: there is nothing to act on).
  */
-export function createProjectScopes (registry: FeatureRegistry): (request: FastifyRequest) => ProjectScope {
+export function createProjectScopes (registry: FeatureCatalog): (request: FastifyRequest) => ProjectScope {
   const scopes = new Map<string, ProjectScope>()
   // The server's own project is ready (sample rows loaded) before the first request.
   scopes.set(registry.project, { registry, store: createOnlineStore(registry) })
   return (request) => {
     const name = requestedProject(request) ?? registry.project
-    const found = registryForProject(registry, name)
+    const found = catalogForProject(registry, name)
     if (found === undefined) throw notFound(`project ${JSON.stringify(name)} is not in the registry`)
     let scope = scopes.get(found.project)
     // Only projects the registry has get a scope, so the map stays bounded.

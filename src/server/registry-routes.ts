@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
-import { viewResource } from './registry.ts'
+import { viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
 
 export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {

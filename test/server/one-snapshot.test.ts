@@ -9,20 +9,20 @@ import type { FastifyInstance } from 'fastify'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { createPrincipal } from '../../src/base/principal.ts'
 import { buildReferenceServer } from '../../src/server/app.ts'
-import { registryFromSnapshot, type FeatureRegistry, type FeatureViewDef, type YamlRegistrySnapshot } from '../../src/server/registry.ts'
+import { catalogFromSnapshot, type FeatureCatalog, type FeatureViewDef, type YamlCatalogSnapshot } from '../../src/server/catalog.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 
 const view = (def: Partial<FeatureViewDef> & Pick<FeatureViewDef, 'name' | 'entities' | 'features'>): FeatureViewDef => ({ kind: 'FeatureView', tags: {}, ...def })
 
 // What the permission check sees: `stats`, for the drivers team, fed by `stats_push`.
-const CHECKED: YamlRegistrySnapshot = {
+const CHECKED: YamlCatalogSnapshot = {
   project: 'demo',
   featureViews: [view({ name: 'stats', tags: { team: 'drivers' }, entities: ['driver_id'], features: ['conv_rate'], pushSource: 'stats_push' })],
   featureServices: [],
   sampleRows: {}
 }
 // After the refresh: `stats` changed (another team, key and feature) and `extra` joined the push source.
-const REFRESHED: YamlRegistrySnapshot = {
+const REFRESHED: YamlCatalogSnapshot = {
   project: 'demo',
   featureViews: [
     view({ name: 'stats', tags: { team: 'research' }, entities: ['customer_id'], features: ['score'], pushSource: 'stats_push' }),
@@ -33,12 +33,12 @@ const REFRESHED: YamlRegistrySnapshot = {
 }
 
 /** A registry that moves to `REFRESHED` right after its next lookup, once armed. */
-function refreshingRegistry (): { registry: FeatureRegistry, refreshAfterNextLookup: () => void } {
-  const checked = registryFromSnapshot(CHECKED)
-  const refreshed = registryFromSnapshot(REFRESHED)
+function refreshingRegistry (): { registry: FeatureCatalog, refreshAfterNextLookup: () => void } {
+  const checked = catalogFromSnapshot(CHECKED)
+  const refreshed = catalogFromSnapshot(REFRESHED)
   let current = checked
   let armed = false
-  const lookup = (): FeatureRegistry => {
+  const lookup = (): FeatureCatalog => {
     const seen = current
     if (armed) { current = refreshed; armed = false }
     return seen

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
-import { loadYamlRegistryFile } from '../../src/server/registry-yaml.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/server/${name}`, import.meta.url))
@@ -22,7 +22,7 @@ async function startServer (permissions: NonNullable<ReferenceServerOptions['per
   const app = await buildReferenceServer({
     config: { project: 'driver_ranking', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
     permissions,
-    registry: loadYamlRegistryFile(fixture('registry.yaml'))
+    registry: loadYamlCatalogFile(fixture('registry.yaml'))
   })
   servers.push(app)
   return await app.listen({ host: '127.0.0.1', port: 0 })

@@ -7,7 +7,7 @@ import {
   createAuthFetch, createTokenProvider, loadClientAuthConfig, mintIntraToken, TokenSourceError,
   type AuthFetch, type ResolvedToken, type TokenProvider, type TokenSource, type TokenSourceErrorCode
 } from '../../src/client/index.ts'
-import { buildReferenceServer, emptyRegistry, type FeatureRegistry, type ReferenceServerOptions } from '../../src/server/index.ts'
+import { buildReferenceServer, emptyCatalog, type FeatureCatalog, type ReferenceServerOptions } from '../../src/server/index.ts'
 import { renderFeatureStore, type RenderedFeatureStore } from '../../src/operator/index.ts'
 import { openFeastRegistry } from '../../src/registry/index.ts'
 import { expectTrue, type Equal } from './assert-type.ts'
@@ -61,7 +61,7 @@ void mintIntraToken('c2VjcmV0')
 
 // --- feast-authz/server ---------------------------------------------------------------------------
 
-const registry: FeatureRegistry = emptyRegistry('demo')
+const registry: FeatureCatalog = emptyCatalog('demo')
 const server: FastifyInstance = await buildReferenceServer({ config: './feature_store.yaml', registry, bodyLimit: 1024 * 1024 })
 await buildReferenceServer()
 const serverOptions = { config: './feature_store.yaml', permissions: './permissions.yaml' } satisfies ReferenceServerOptions

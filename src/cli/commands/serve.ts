@@ -6,8 +6,8 @@ import { createLogger, type AuthLogger } from '../../base/logging.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { buildReferenceServer } from '../../server/app.ts'
-import { loadYamlRegistryFile } from '../../server/registry-yaml.ts'
-import type { FeatureRegistry } from '../../server/registry.ts'
+import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
+import type { FeatureCatalog } from '../../server/catalog.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz serve --config <feature_store.yaml> [--permissions <permissions.yaml>]
@@ -103,9 +103,9 @@ export const run: CliCommand = async (argv, io) => {
  * config's `project`, watched for changes). Without it, the config's `registry` when it is a YAML
  * file (relative to the config); a Feast registry named there is opened by the server itself.
  */
-function loadRegistry (configPath: string, registryPath: string | undefined, logger: AuthLogger): FeatureRegistry | FeastRegistry | undefined {
+function loadRegistry (configPath: string, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
   if (registryPath !== undefined) {
-    if (isYamlPath(registryPath)) return loadYamlRegistryFile(registryPath)
+    if (isYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
     const file = readFeatureStoreFile(configPath)
     const project = file.data.project
     if (typeof project !== 'string' || project.trim() === '') {
@@ -115,7 +115,7 @@ function loadRegistry (configPath: string, registryPath: string | undefined, log
   }
   const named = readFeatureStoreFile(configPath).data.registry
   if (typeof named !== 'string' || !isYamlPath(named)) return undefined
-  return loadYamlRegistryFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
+  return loadYamlCatalogFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
 }
 
 function isYamlPath (path: string): boolean {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 import { ConfigError } from '../../src/config/errors.ts'
-import { loadYamlRegistryFile } from '../../src/server/registry-yaml.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 
-const load = (yaml: string) => loadYamlRegistryFile({ yaml, source: 'registry.yaml' })
+const load = (yaml: string) => loadYamlCatalogFile({ yaml, source: 'registry.yaml' })
 const VIEW = `project: p
 feature_views:
   - name: stats
@@ -14,7 +14,7 @@ feature_views:
 
 describe('the registry YAML file', () => {
   test('the sample registry loads with its views, services and push sources', () => {
-    const registry = loadYamlRegistryFile(fileURLToPath(new URL('../../fixtures/server/registry.yaml', import.meta.url)))
+    const registry = loadYamlCatalogFile(fileURLToPath(new URL('../../fixtures/server/registry.yaml', import.meta.url)))
     assert.equal(registry.project, 'driver_ranking')
     assert.deepEqual(registry.featureViews().map((view) => `${view.kind}:${view.name}`), [
       'FeatureView:driver_hourly_stats', 'StreamFeatureView:driver_live_stats', 'OnDemandFeatureView:driver_transforms', 'FeatureView:experimental_scores'

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { writeFileSync } from 'node:fs'
 import { openFeastRegistry } from '../../src/registry/index.ts'
-import { featureRegistryFromFeast } from '../../src/server/index.ts'
+import { catalogFromFeastRegistry } from '../../src/server/index.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 
 const { dir, cleanup } = tempDir()
@@ -11,7 +11,7 @@ const sample = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scori
 after(() => { sample.close(); cleanup() })
 
 describe('the reference server\'s registry over a Feast registry file', () => {
-  const served = featureRegistryFromFeast(sample)
+  const served = catalogFromFeastRegistry(sample)
 
   it('serves the feature views of the server\'s project, keyed by their entities\' join keys', () => {
     assert.equal(served.project, 'credit_scoring_aws')
@@ -33,7 +33,7 @@ describe('the reference server\'s registry over a Feast registry file', () => {
 
   it('has no rows unless sample rows are given', () => {
     assert.deepEqual(served.sampleRows('credit_history'), [])
-    assert.deepEqual(featureRegistryFromFeast(sample, { credit_history: [{ dob_ssn: '1', mortgage_due: 5 }] }).sampleRows('credit_history'), [{ dob_ssn: '1', mortgage_due: 5 }])
+    assert.deepEqual(catalogFromFeastRegistry(sample, { credit_history: [{ dob_ssn: '1', mortgage_due: 5 }] }).sampleRows('credit_history'), [{ dob_ssn: '1', mortgage_due: 5 }])
   })
 
   it('finds the views fed by a push source, and follows the registry when it is refreshed', async () => {
@@ -41,7 +41,7 @@ describe('the reference server\'s registry over a Feast registry file', () => {
     writeFileSync(path, registryBytes({ featureViews: [{ name: 'driver_stats', project: 'demo', pushSource: 'driver_push' }] }))
     const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0 })
     try {
-      const live = featureRegistryFromFeast(registry)
+      const live = catalogFromFeastRegistry(registry)
       assert.deepEqual(live.viewsFedBy('driver_push').map((view) => view.name), ['driver_stats'])
       replaceFile(path, registryBytes({ featureViews: [{ name: 'driver_stats_v2', project: 'demo', pushSource: 'driver_push' }] }))
       assert.equal(await registry.refresh(), 'updated')

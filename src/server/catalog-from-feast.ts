@@ -1,4 +1,4 @@
-import type { FeatureRegistry, FeatureServiceDef, FeatureViewDef, SampleRow } from './registry.ts'
+import type { FeatureCatalog, FeatureServiceDef, FeatureViewDef, SampleRow } from './catalog.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 import type { FeatureViewResource } from '../registry/resources.ts'
 import type { RegistryProject } from '../registry/snapshot.ts'
@@ -10,19 +10,19 @@ import type { RegistryProject } from '../registry/snapshot.ts'
  * registry holds no feature values: rows come from `sampleRows` only (for the server's project),
  * so every other lookup finds no value (reported with Feast's NOT_FOUND status by the server).
  */
-export function featureRegistryFromFeast (
+export function catalogFromFeastRegistry (
   registry: FeastRegistry,
   sampleRows: Readonly<Record<string, readonly SampleRow[]>> = {},
   project: string = registry.project
-): FeatureRegistry {
+): FeatureCatalog {
   const current = (): RegistryProject | undefined => registry.projectView(project)
-  const others = new Map<string, FeatureRegistry>()
+  const others = new Map<string, FeatureCatalog>()
   const views = (): FeatureViewDef[] => {
     const found = current()
     if (found === undefined) return []
     return found.resources.filter(isFeatureView).map((view) => toViewDef(view, found))
   }
-  const self: FeatureRegistry = {
+  const self: FeatureCatalog = {
     project,
     featureViews: views,
     featureView: (name) => {
@@ -51,7 +51,7 @@ export function featureRegistryFromFeast (
       // Bounded: only projects the registry has get a view.
       let other = others.get(name)
       if (other === undefined) {
-        other = name === registry.project ? featureRegistryFromFeast(registry, sampleRows) : featureRegistryFromFeast(registry, {}, name)
+        other = name === registry.project ? catalogFromFeastRegistry(registry, sampleRows) : catalogFromFeastRegistry(registry, {}, name)
         others.set(name, other)
       }
       return other

@@ -6,13 +6,13 @@
 import { ConfigError, describeValue } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
 import {
-  FEATURE_VIEW_KINDS, registryFromSnapshot,
-  type FeatureRef, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
-} from './registry.ts'
+  FEATURE_VIEW_KINDS, catalogFromSnapshot,
+  type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
+} from './catalog.ts'
 
 /** Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). */
-export function loadYamlRegistryFile (input: string | { yaml: string, source?: string }): FeatureRegistry {
-  return registryFromSnapshot(parseRegistry(readFeatureStoreFile(input)))
+export function loadYamlCatalogFile (input: string | { yaml: string, source?: string }): FeatureCatalog {
+  return catalogFromSnapshot(parseYamlCatalog(readFeatureStoreFile(input)))
 }
 
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
@@ -24,7 +24,7 @@ export const EVENT_TIMESTAMP = 'event_timestamp'
 type Path = readonly (string | number)[]
 
 /** Validates parsed registry data into a snapshot. */
-export function parseRegistry (file: FeatureStoreFile): YamlRegistrySnapshot {
+export function parseYamlCatalog (file: FeatureStoreFile): YamlCatalogSnapshot {
   const fail = (path: Path, message: string): never => {
     const at = file.locate(path.map(String))
     throw new ConfigError(message, { source: file.source, field: fieldName(path), line: at?.line, column: at?.column })

@@ -1,8 +1,8 @@
 /**
  * What the reference server knows about the feature store: the project, its feature views
  * and feature services, and sample rows for the in-memory online store. The routes only see
- * {@link FeatureRegistry}; the YAML file is one way to fill it, a Feast registry file
- * (`featureRegistryFromFeast` in src/registry/) another.
+ * {@link FeatureCatalog}; the YAML file is one way to fill it, a Feast registry file
+ * (`catalogFromFeastRegistry` in src/registry/) another.
  */
 import type { Resource } from '../permissions/model.ts'
 
@@ -43,10 +43,10 @@ export type SampleRow = Readonly<Record<string, unknown>>
 
 /**
  * The reference server's registry as plain data: what the YAML registry file holds, and what any
- * other loader produces for {@link registryFromSnapshot}. Not the Feast registry's
+ * other loader produces for {@link catalogFromSnapshot}. Not the Feast registry's
  * `RegistrySnapshot` (`feast-authz`), which holds decoded `registry.db` projects and permissions.
  */
-export interface YamlRegistrySnapshot {
+export interface YamlCatalogSnapshot {
   readonly project: string
   readonly featureViews: readonly FeatureViewDef[]
   readonly featureServices: readonly FeatureServiceDef[]
@@ -55,7 +55,7 @@ export interface YamlRegistrySnapshot {
 }
 
 /** The read-only registry the routes use. */
-export interface FeatureRegistry {
+export interface FeatureCatalog {
   readonly project: string
   featureViews (): readonly FeatureViewDef[]
   featureView (name: string): FeatureViewDef | undefined
@@ -67,17 +67,17 @@ export interface FeatureRegistry {
    * The same registry seen from another project (a request's `project` query parameter), or
    * undefined when it does not have that project. Without it, only `project` is served.
    */
-  forProject? (name: string): FeatureRegistry | undefined
+  forProject? (name: string): FeatureCatalog | undefined
 }
 
 /** `registry` seen from `project` (itself for its own project); undefined when it does not have it. */
-export function registryForProject (registry: FeatureRegistry, project: string | undefined): FeatureRegistry | undefined {
+export function catalogForProject (registry: FeatureCatalog, project: string | undefined): FeatureCatalog | undefined {
   if (project === undefined || project === registry.project) return registry
   return registry.forProject?.(project)
 }
 
-/** A {@link FeatureRegistry} over fixed data: one project, the snapshot's views, services and rows. */
-export function registryFromSnapshot (snapshot: YamlRegistrySnapshot): FeatureRegistry {
+/** A {@link FeatureCatalog} over fixed data: one project, the snapshot's views, services and rows. */
+export function catalogFromSnapshot (snapshot: YamlCatalogSnapshot): FeatureCatalog {
   const views = new Map(snapshot.featureViews.map((view) => [view.name, view]))
   const services = new Map(snapshot.featureServices.map((service) => [service.name, service]))
   // One project per file: any other project is not in this registry.
@@ -92,8 +92,8 @@ export function registryFromSnapshot (snapshot: YamlRegistrySnapshot): FeatureRe
 }
 
 /** An empty registry for `project`, used when the server is started without a registry file. */
-export function emptyRegistry (project: string): FeatureRegistry {
-  return registryFromSnapshot({ project, featureViews: [], featureServices: [], sampleRows: {} })
+export function emptyCatalog (project: string): FeatureCatalog {
+  return catalogFromSnapshot({ project, featureViews: [], featureServices: [], sampleRows: {} })
 }
 
 /** The permission resource for a feature view. */
