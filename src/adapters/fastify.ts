@@ -99,7 +99,6 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   fastify.addHook('onClose', async () => { await core.close() })
 }
 
-
 /**
  * The feast-authz Fastify plugin: reads the `auth` section of `feature_store.yaml`,
  * authenticates every request's bearer token in `onRequest` and sets `request.principal`.

@@ -170,7 +170,7 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
     // A misspelt section would otherwise switch authentication off without a word.
     const lookalike = Object.keys(file.data).find((key) => key !== 'auth' && (key.toLowerCase().startsWith('auth') || editDistance(key.toLowerCase(), 'auth') <= 1))
     if (lookalike !== undefined) {
-      return fail([lookalike], `unknown top-level key: did you mean \`auth\`? Without an \`auth\` section the server runs unauthenticated (no_auth)`)
+      return fail([lookalike], 'unknown top-level key: did you mean `auth`? Without an `auth` section the server runs unauthenticated (no_auth)')
     }
     return { type: 'no_auth' }
   }

@@ -3,7 +3,7 @@ import { stringify } from 'yaml'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError, describeValue } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
-import { kubernetesRbac, oidcRbac, type KubeObject, type KubernetesRbacOptions } from './rbac.ts'
+import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */

@@ -59,7 +59,6 @@ export interface Permission {
   readonly tags?: Readonly<Record<string, string>>
 }
 
-
 /**
  * Types a permission for `type` also covers: Batch and Stream feature views are kinds of
  * feature view (Feast matches with `isinstance`). OnDemandFeatureView and LabelView are not.

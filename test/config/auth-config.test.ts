@@ -90,7 +90,7 @@ describe('reading the auth section', () => {
   for (const key of ['Auth', 'AUTH', 'authz', 'authentication', 'aut']) {
     test(`a top-level ${key} section instead of auth is rejected rather than ignored`, () => {
       const error = configError(() => loadAuthConfig(`project: demo\n${key}:\n  type: oidc\n`))
-      assert.match(error.message, new RegExp(`^2:1: ${key}: unknown top-level key: did you mean \`auth\`\?`))
+      assert.match(error.message, new RegExp(`^2:1: ${key}: unknown top-level key: did you mean \`auth\`?`))
     })
   }
 

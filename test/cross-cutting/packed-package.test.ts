@@ -77,7 +77,7 @@ describe('the published package', () => {
       '// Wrong usage must not compile against the published declarations.',
       '// @ts-expect-error an unknown option',
       "await app.register(feastAuthz, { confg: './feature_store.yaml' })",
-      "// @ts-expect-error principal is not a string",
+      '// @ts-expect-error principal is not a string',
       "app.get('/x', async (request) => { const name: string = request.principal; return name })"
     ].join('\n'))
     await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer], { cwd: consumer })

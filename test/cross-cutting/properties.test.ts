@@ -216,8 +216,13 @@ describe('the OIDC manager, for arbitrary and mutated tokens', () => {
   before(async () => {
     provider = await startOidcProvider()
     manager = createOidcManager({
-      type: 'oidc', client_id: provider.clientId, auth_discovery_url: provider.discoveryUrl, verify_ssl: true,
-      jwks_cache_lifespan_seconds: 300, jwks_request_timeout_seconds: 5, token_refresh_margin_seconds: 30
+      type: 'oidc',
+      client_id: provider.clientId,
+      auth_discovery_url: provider.discoveryUrl,
+      verify_ssl: true,
+      jwks_cache_lifespan_seconds: 300,
+      jwks_request_timeout_seconds: 5,
+      token_refresh_margin_seconds: 30
     }, { logger: silentLogger, unknownKidCooldownSeconds: 60 })
     valid = await provider.issue({ preferred_username: 'alice' })
     assert.equal((await manager.authenticate(valid)).username, 'alice')

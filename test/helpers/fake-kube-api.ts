@@ -265,8 +265,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     const isWatch = requestUrl.searchParams.get('watch') === 'true'
     if (endpoint === 'tokenreviews') calls.tokenReviews++
-    else if (isWatch) { calls.roleBindingWatches++; lastWatchQuery = Object.fromEntries(requestUrl.searchParams) }
-    else calls.roleBindingLists++
+    else if (isWatch) { calls.roleBindingWatches++; lastWatchQuery = Object.fromEntries(requestUrl.searchParams) } else calls.roleBindingLists++
 
     const fault = faultFor(endpoint)
     if (fault === 'reset') { req.socket.destroy(); return }

@@ -144,11 +144,7 @@ export async function startOidcProvider (options: StartOidcProviderOptions = {})
     stats[endpoint]++
     const fault = faults.get(endpoint)
     if (fault === undefined) handler(req, res)
-    else if (fault === 'status500') { res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error') }
-    else if (fault === 'html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>') }
-    else if (fault === 'reset') { req.socket.destroy() }
-    else if (fault === 'hang') { /* never answers; closeAllConnections() ends it */ }
-    else setTimeout(() => { handler(req, res) }, fault.delayMs)
+    else if (fault === 'status500') { res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error') } else if (fault === 'html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>') } else if (fault === 'reset') { req.socket.destroy() } else if (fault === 'hang') { /* never answers; closeAllConnections() ends it */ } else setTimeout(() => { handler(req, res) }, fault.delayMs)
   }
   const server = tls === undefined ? http.createServer(listener) : https.createServer({ key: tls.key, cert: tls.cert }, listener)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -74,6 +74,7 @@ test(`${CONNECTIONS} clients for ${SECONDS} s with a RoleBinding change halfway:
   const sampler = setInterval(sample, 5000)
 
   let next = 0
+  // eslint-disable-next-line prefer-const -- assigned halfway through the run, read by onResponse
   let changedAt: number | undefined
   let firstNewAt: number | undefined
   let lastOldAt: number | undefined

@@ -14,4 +14,3 @@ export function expectTrue<Condition extends true> (): void {}
 
 /** Compiles only when `Condition` is `false`. */
 export function expectFalse<Condition extends false> (): void {}
-

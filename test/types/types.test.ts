@@ -20,16 +20,16 @@ interface Compilation { readonly exitCode: number, readonly errors: readonly str
 let compilation: Compilation
 
 before(async () => {
-  compilation = await new Promise<Compilation>((done, fail) => {
+  compilation = await new Promise<Compilation>((resolve, reject) => {
     execFile(process.execPath, [tsc, '--noEmit', '--pretty', 'false', '-p', here], { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      if (error !== null && typeof error.code !== 'number') { fail(error); return }
+      if (error !== null && typeof error.code !== 'number') { reject(error); return }
       // One diagnostic per line that starts with a location; continuation lines belong to it.
       const errors = stdout.split('\n').reduce<string[]>((found, line) => {
         if (/^\S.*\(\d+,\d+\): error /.test(line)) found.push(line)
         else if (line.trim() !== '' && found.length > 0) found[found.length - 1] += `\n${line}`
         return found
       }, [])
-      done({ exitCode: error === null ? 0 : Number(error.code), errors })
+      resolve({ exitCode: error === null ? 0 : Number(error.code), errors })
     })
   })
 }, { timeout: 180_000 })

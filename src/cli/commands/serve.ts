@@ -86,11 +86,11 @@ export const run: CliCommand = async (argv, io) => {
   }
   io.stderr(`feast-authz serve: listening on ${address} (Ctrl-C to stop)\n`)
 
-  await new Promise<void>((done) => {
+  await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      app.close().finally(() => { feast?.close() }).then(done, done)
+      app.close().finally(() => { feast?.close() }).then(resolve, resolve)
     }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)

@@ -65,10 +65,10 @@ interface WatchWithActivity extends Watch {
 }
 
 // Defined on first use: its base class comes from client-node, which loads lazily (client-library.ts).
-let watchWithActivityClass: (new (config: KubeConfig, timeoutSeconds: number, onActivity: () => void) => WatchWithActivity) | undefined
+let WatchWithActivityClass: (new (config: KubeConfig, timeoutSeconds: number, onActivity: () => void) => WatchWithActivity) | undefined
 function newWatchWithActivity (config: KubeConfig, timeoutSeconds: number, onActivity: () => void): WatchWithActivity {
-  watchWithActivityClass ??= defineWatchWithActivity()
-  return new watchWithActivityClass(config, timeoutSeconds, onActivity)
+  WatchWithActivityClass ??= defineWatchWithActivity()
+  return new WatchWithActivityClass(config, timeoutSeconds, onActivity)
 }
 
 function defineWatchWithActivity (): new (config: KubeConfig, timeoutSeconds: number, onActivity: () => void) => WatchWithActivity {

@@ -21,7 +21,6 @@ import { looksLikeServiceAccountToken } from './peek.ts'
  */
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
 
-
 /** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`, as Feast's leeway. */
 export const CLOCK_TOLERANCE_SECONDS = 10
 

@@ -5,7 +5,6 @@ import type { AuthManager } from '../../../src/managers/types.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
 
-
 describe('authenticateCached in kubernetes mode', () => {
   let api: FakeKubeApi
   let manager: AuthManager

@@ -6,7 +6,6 @@ import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, start
 import { createKubernetesManager } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
 import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
 
-
 describe('kubernetes auth through the Fastify plugin', () => {
   let api: FakeKubeApi
   let manager: AuthManager

@@ -12,7 +12,6 @@ import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeK
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { captureLogger, NO_POD } from '../../helpers/kubernetes.ts'
 
-
 function oidcManager (provider: TestProvider, kubernetes: NonNullable<Parameters<typeof createAuthManager>[1]['kubernetes']>): AuthManager {
   const { auth } = loadAuthConfig({ project: 'test', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } })
   return createAuthManager(auth, { logger: captureLogger().logger, kubernetes })

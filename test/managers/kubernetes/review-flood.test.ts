@@ -6,7 +6,6 @@ import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { captureLogger, eventually, managerFor } from '../../helpers/kubernetes.ts'
 
-
 const totalCalls = (api: FakeKubeApi): number => api.calls.tokenReviews + api.calls.roleBindingLists + api.calls.roleBindingWatches
 
 describe('tokens that are not JWTs', () => {
