@@ -246,7 +246,7 @@ describe('a registry replaced while serving', () => {
 })
 
 describe('the UI sample registry as a live source', () => {
-  it('loads from the shared fixtures without copying them', () => {
+  it('loads from the fixtures kept in the repository', () => {
     assert.ok(readFileSync(SAMPLE_REGISTRY).length > 0)
     const registry = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0 })
     opened.push(registry)

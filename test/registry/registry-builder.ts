@@ -9,7 +9,7 @@ import type { Permission, Policy } from '../../src/permissions/model.ts'
 import { encodeRegistry } from '../../src/registry/schema.ts'
 import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS } from '../../src/registry/schema.ts'
 
-export const FIXTURES = new URL('../../../shared/fixtures/feast-registry/', import.meta.url).pathname
+export const FIXTURES = new URL('../../fixtures/feast-registry/', import.meta.url).pathname
 export const SAMPLE_REGISTRY = join(FIXTURES, 'ui-sample-registry.db')
 export const RAG_REGISTRY = join(FIXTURES, 'ui-rag-registry.db')
 
