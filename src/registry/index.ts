@@ -9,7 +9,7 @@ export type {
   DataSourceResource, EntityResource, FeatureServiceResource, FeatureViewProjection, FeatureViewResource, PermissionResource,
   ProjectResource, RegistryResource, SavedDatasetResource, ValidationReferenceResource
 } from './resources.ts'
-export { encodeRegistry } from './schema.ts'
+export { encodeRegistry } from './encode.ts'
 export type { RegistryProject, RegistrySnapshot } from './snapshot.ts'
 
 /**

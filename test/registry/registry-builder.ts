@@ -6,7 +6,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Permission, Policy } from '../../src/permissions/model.ts'
-import { encodeRegistry } from '../../src/registry/schema.ts'
+import { encodeRegistry } from '../../src/registry/encode.ts'
 import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS } from '../../src/registry/schema.ts'
 
 export const FIXTURES = new URL('../../fixtures/feast-registry/', import.meta.url).pathname
