@@ -24,8 +24,8 @@ export interface DecodeLimits {
   readonly maxDecodedBytes: number
 }
 
-/** Default memory budget of one registry decode (`maxDecodedBytes`): 1 GiB. */
-export const DEFAULT_MAX_DECODED_BYTES = 1024 * 1024 * 1024
+/** Default memory budget of one registry load (`maxDecodedBytes`): 512 MiB, so the version in force and the next fit side by side in a default Node heap (2 GiB or more). */
+export const DEFAULT_MAX_DECODED_BYTES = 512 * 1024 * 1024
 
 /** Protobuf messages nest at most this deep (Python's protobuf has the same default limit). */
 export const MAX_DEPTH = 100
@@ -33,12 +33,16 @@ export const MAX_DEPTH = 100
 /** The decoder yields after this many fields (a few hundred microseconds of work). */
 const FIELDS_PER_STEP = 2048
 
-// Estimated sizes (bytes) of what decoding allocates, on the generous side of V8's real costs,
-// so the budget is reached before the heap is: an object, a property, a list element, a string.
+// Estimated sizes (bytes) of what decoding allocates, on the generous side of V8's real costs
+// (measured on Node 20: an empty message ~66 bytes with its list slot, a 30,000-view registry
+// ~1,600 bytes a view once indexed), so the budget is reached before the heap is.
 const OBJECT_COST = 96
 const PROPERTY_COST = 24
 const ELEMENT_COST = 16
 const STRING_COST = 40
+// Each object of the registry (an element of a top-level list) also becomes a resource of the
+// snapshot, with its own copies and indexes: charged here so the budget covers a whole load.
+const RESOURCE_COST = 640
 
 const WIRE_NAMES = ['varint', '64-bit', 'length-delimited', 'start group', 'end group', '32-bit', '6', '7']
 
@@ -106,7 +110,7 @@ export function * decodeRegistrySteps (bytes: Uint8Array, limits: DecodeLimits):
     const target = frame.target
     if (field.label === 'map') {
       const length = reader.length(frame)
-      const map = (target[name] ??= reader.object()) as Record<string, unknown>
+      const map = (target[name] ??= reader.object(true)) as Record<string, unknown>
       if (++depth > MAX_DEPTH) reader.fail(frame, `messages nest deeper than ${MAX_DEPTH} levels`, at)
       const entry: Record<string, unknown> = {}
       frame = { message: frame.message, target: entry, end: reader.pos + length, parent: frame, field: name, index: -1, entry: { map, type: field.type } }
@@ -122,7 +126,7 @@ export function * decodeRegistrySteps (bytes: Uint8Array, limits: DecodeLimits):
         index = list.length
         child = reader.object()
         list.push(child)
-        reader.charge(ELEMENT_COST)
+        reader.charge(frame.parent === undefined ? ELEMENT_COST + RESOURCE_COST : ELEMENT_COST)
       } else {
         // A singular message seen twice is merged into the first (protobuf's rule).
         child = (target[name] ??= reader.object()) as Record<string, unknown>
@@ -196,9 +200,10 @@ class Reader {
     }
   }
 
-  object (): Record<string, unknown> {
+  /** A message, or a map (null-prototype: a key called `__proto__` is just a key). */
+  object (map = false): Record<string, unknown> {
     this.charge(OBJECT_COST + PROPERTY_COST)
-    return Object.create(null) as Record<string, unknown>
+    return map ? Object.create(null) as Record<string, unknown> : {}
   }
 
   list (): unknown[] {

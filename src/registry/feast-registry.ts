@@ -30,7 +30,7 @@ export interface FeastRegistryOptions {
   readonly maxBytes?: number
   /**
    * Memory budget of one decode: a registry whose decoded form would take more (estimated as it
-   * is decoded) is refused before the process runs out of memory. Default 1 GiB.
+   * is decoded) is refused before the process runs out of memory. Default 512 MiB.
    */
   readonly maxDecodedBytes?: number
 }
