@@ -83,7 +83,7 @@ describe('decoding a registry file: what protobuf allows is read', () => {
 
   it('merges a message written in two parts, keeping the last value of a scalar (protobuf\'s rule)', () => {
     const registry = decodeRegistry(file(bytes(17, [...bytes(1, [...string(1, 'first'), ...string(2, 'described')]), ...bytes(1, string(1, 'demo'))])))
-    assert.deepEqual(registry.projects?.[0]?.spec, Object.assign(Object.create(null), { name: 'demo', description: 'described' }))
+    assert.deepEqual(registry.projects?.[0]?.spec, { name: 'demo', description: 'described' })
   })
 
   it('reads a map entry without a value as the empty string', () => {
