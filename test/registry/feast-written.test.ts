@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { decide } from '../../src/permissions/decide.ts'
 import type { Action, Resource } from '../../src/permissions/model.ts'
-import { createPrincipal, type Principal } from '../../src/principal.ts'
+import { createPrincipal, type Principal } from '../../src/base/principal.ts'
 import { loadRegistryFile, type FeatureViewResource, type LabelViewResource, type RegistryResource } from '../../src/registry/index.ts'
 import { everyKindRegistry, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
-import { tempDir } from './registry-builder.ts'
+import { tempDir } from '../helpers/registry-builder.ts'
 
 const { dir, cleanup } = tempDir()
 after(cleanup)

@@ -9,7 +9,7 @@ import { decodeRegistry } from '../../src/registry/decode.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
 import { buildSnapshot } from '../../src/registry/snapshot.ts'
 import { wire } from '../helpers/feast-registry-writer.ts'
-import { replaceFile, tempDir } from './registry-builder.ts'
+import { replaceFile, tempDir } from '../helpers/registry-builder.ts'
 
 const { bytes, string } = wire
 const { dir, cleanup } = tempDir()
