@@ -28,7 +28,7 @@ export interface DecodeLimits {
 export const DEFAULT_MAX_DECODED_BYTES = 512 * 1024 * 1024
 
 /** Protobuf messages nest at most this deep (Python's protobuf has the same default limit). */
-export const MAX_DEPTH = 100
+const MAX_DEPTH = 100
 
 /** The decoder yields after this many fields (a few hundred microseconds of work). */
 const FIELDS_PER_STEP = 2048
