@@ -36,4 +36,4 @@ export {
 export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject, type KubernetesRbacOptions } from './operator/index.ts'
 
 export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './observability/channels.ts'
-export { feastAuthzRedactPaths, type AuthLogger } from './logging.ts'
+export { feastAuthzLogSerializers, feastAuthzLoggerOptions, feastAuthzRedactPaths, type AuthLogger } from './logging.ts'

@@ -12,7 +12,6 @@ import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress } from '../../src/adapters/express.ts'
 import { createIdpTokenSource } from '../../src/client/idp-token.ts'
-import { urlForLog } from '../../src/observability/log-safe-url.ts'
 import { startApp } from '../helpers/authz-app.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
@@ -23,16 +22,6 @@ const withCredentials = (base: string, path: string): string => `${base.replace(
 const assertClean = (text: string): void => {
   for (const secret of SECRETS) assert.ok(!text.includes(secret), `${JSON.stringify(secret)} appears in: ${text}`)
 }
-
-describe('urlForLog', () => {
-  test('keeps scheme, host, port and path, and drops userinfo, query and fragment', () => {
-    assert.equal(urlForLog('https://user:pass@idp.example.com:8443/realms/feast/.well-known/openid-configuration?secret=x#y'), 'https://idp.example.com:8443/realms/feast/.well-known/openid-configuration')
-  })
-
-  test('names an unparseable URL without echoing it', () => {
-    assert.equal(urlForLog('http://user:pass@[bad'), '(not a valid URL)')
-  })
-})
 
 describe('URLs with credentials never reach a log line or an error message', () => {
   let provider: TestProvider
