@@ -38,9 +38,11 @@ describe('name patterns keep Python re.fullmatch semantics', () => {
 describe('catastrophic regular expressions cannot stall a decision', () => {
   test('the issue\'s pattern ([a-z0-9]+_?)+_prod with a 34-character name is refused in well under a millisecond of work', () => {
     const permissions = only('([a-z0-9]+_?)+_prod')
-    const started = cpuUsage()
-    for (let i = 0; i < 100; i++) assert.equal(allowed(permissions, 'a'.repeat(34)), false)
-    const perDecisionMs = cpuTimeMs(started) / 100
+    const perDecisionMs = Math.min(...[1, 2, 3].map(() => {
+      const started = cpuUsage()
+      for (let i = 0; i < 100; i++) assert.equal(allowed(permissions, 'a'.repeat(34)), false)
+      return cpuTimeMs(started) / 100
+    }))
     assert.ok(perDecisionMs < 1, `one decision took ${perDecisionMs} ms of CPU`)
     assert.equal(allowed(permissions, 'team_a_prod'), true)
   })
@@ -83,9 +85,13 @@ describe('catastrophic regular expressions cannot stall a decision', () => {
       compiled++
       const permissions = only(source)
       const names = [alphabet.repeat(MAX_MATCHED_NAME_LENGTH).slice(0, MAX_MATCHED_NAME_LENGTH), `${alphabet.repeat(MAX_MATCHED_NAME_LENGTH).slice(0, MAX_MATCHED_NAME_LENGTH - 1)}!`]
-      const started = cpuUsage()
-      for (const name of names) allowed(permissions, name)
-      const perDecisionMs = cpuTimeMs(started) / names.length
+      // The least of three runs: a garbage collection or a JIT compilation lands in one run,
+      // while a pattern that really backtracks is slow in all of them.
+      const perDecisionMs = Math.min(...[1, 2, 3].map(() => {
+        const started = cpuUsage()
+        for (const name of names) allowed(permissions, name)
+        return cpuTimeMs(started) / names.length
+      }))
       assert.ok(perDecisionMs < 5, `${JSON.stringify(source)} took ${perDecisionMs.toFixed(2)} ms per decision`)
       assert.equal(typeof compiledPattern.matches('a'), 'boolean')
     }), { numRuns: 150 })

@@ -4,7 +4,7 @@ import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
 import { ConfigError } from '../../config/errors.ts'
-import { urlForLog } from '../../observability/log-safe-url.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 
 /** Where a pod's service-account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
