@@ -51,6 +51,8 @@ export function compileNamePattern (source: string, permission?: string, index?:
   } catch (error) {
     if (!(error instanceof RE2JSException)) throw error
     const construct = NEEDS_BACKTRACKING.find(([pattern]) => pattern.test(source))?.[1]
+    // RE2 refuses counted repetitions whose nesting multiplies past 1000 (`((a){0,40}){0,40}`).
+    if (/invalid repeat count/.test(error.message)) return fail('is too large: its nested counted repetitions expand past 1000 copies; simplify it', error)
     if (construct !== undefined) return fail(`uses ${construct}, which need a backtracking matcher: name patterns are matched in linear time (RE2 syntax), so a pattern cannot stall the server; rewrite it without them`, error)
     return fail(`is not a valid regular expression (${error.message.replace(/^error parsing regexp: /, '')})`, error)
   }
