@@ -31,4 +31,4 @@ export type { ClusterConnectionOption, InformerTuning, KubernetesOptions, Kubern
 export { ANONYMOUS, type Principal, type AuthSource } from './base/principal.ts'
 
 export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './base/observability/channels.ts'
-export { feastAuthzRedactPaths, type AuthLogger } from './base/logging.ts'
+export { feastAuthzLogSerializers, feastAuthzLoggerOptions, feastAuthzRedactPaths, type AuthLogger } from './base/logging.ts'

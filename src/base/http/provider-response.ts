@@ -9,7 +9,7 @@ export interface HttpResponse {
 
 /** A failure to talk to the identity provider at all (network, TLS, timeout, oversized answer). */
 export class ProviderRequestError extends FeastAuthzError {
-  override readonly name = 'ProviderRequestError'
+  override readonly name: string = 'ProviderRequestError'
   declare readonly code: 'provider_request_failed'
 
   constructor (message: string, options: { cause?: unknown } = {}) {
@@ -57,7 +57,3 @@ export function describeRequestError (error: Error & { code?: string }, where: s
   return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
 }
 
-/** Origin and path of `target`: what error messages name. */
-export function describeTarget (target: URL): string {
-  return `${target.origin}${target.pathname}`
-}

@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { kubernetesClient } from './client-library.ts'
 import { ConfigError } from '../../config/errors.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 
 /** Where a pod's service-account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -53,7 +54,7 @@ export function detectClusterConnection (options: DetectOptions = {}): ClusterCo
         currentContext: kubeConfig.getCurrentContext()
       })
     }
-    return { kubeConfig, source: 'in-cluster', description: `in-cluster service account (${kubeConfig.getCurrentCluster()?.server ?? host})` }
+    return { kubeConfig, source: 'in-cluster', description: `in-cluster service account (${urlForLog(kubeConfig.getCurrentCluster()?.server ?? `https://${host}`)})` }
   }
   const files = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '')
   if (files.length === 0 && options.useHomeConfig !== false) {
