@@ -86,6 +86,7 @@ describe('loading a large registry', () => {
     let done = false
     const reload = registry.refresh().finally(() => { done = true })
     let turns = 0
+    // eslint-disable-next-line no-unmodified-loop-condition -- `done` is set by the reload's promise
     const ticking = (async () => { while (!done) { await nextTurn(); turns++ } })()
     // Requests one after the other, all through the reload: each needs several event-loop turns.
     const answered: Array<{ body: string, duringReload: boolean }> = []

@@ -56,4 +56,3 @@ export function describeRequestError (error: Error & { code?: string }, where: s
   const hint = tls ? ' (TLS certificate not trusted: set ca_cert_path to the provider\'s CA, or verify_ssl: false for development only)' : ''
   return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
 }
-
