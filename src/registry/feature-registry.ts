@@ -1,4 +1,5 @@
-import type { FeatureRegistry, FeatureServiceDef, FeatureViewDef, SampleRow } from '../server/registry.ts'
+import type { ResourceType } from '../permissions/model.ts'
+import { FEATURE_VIEW_KINDS, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type SampleRow } from '../server/registry.ts'
 import type { FeastRegistry } from './feast-registry.ts'
 import type { FeatureViewResource } from './resources.ts'
 import type { RegistryProject } from './snapshot.ts'
@@ -60,15 +61,42 @@ export function featureRegistryFromFeast (
   return self
 }
 
+const SERVED_TYPES: ReadonlySet<string> = new Set(FEATURE_VIEW_KINDS)
+/** What an on-demand view may read from: any feature view but another on-demand one. */
+const SOURCE_TYPES: readonly ResourceType[] = FEATURE_VIEW_KINDS.filter((kind) => kind !== 'OnDemandFeatureView')
+
+/** The flags the registry reader gives feature views (Feast's `disabled`, `write_to_online_store`). */
+type ServedView = FeatureViewResource & { readonly disabled?: boolean, readonly writeToOnlineStore?: boolean }
+
 function isFeatureView (resource: { readonly type: string }): resource is FeatureViewResource {
-  return resource.type === 'FeatureView' || resource.type === 'StreamFeatureView' || resource.type === 'OnDemandFeatureView'
+  return SERVED_TYPES.has(resource.type)
 }
 
-function toViewDef (view: FeatureViewResource, project: RegistryProject): FeatureViewDef {
+function toViewDef (resource: FeatureViewResource, project: RegistryProject): FeatureViewDef {
+  const view = resource as ServedView
   // Rows are keyed by join keys; the registry names the view's entities, whose join keys it also holds.
   const joinKeys = view.entities.map((entity) => {
     const found = project.find('Entity', entity)
     return found?.type === 'Entity' && found.joinKey !== undefined ? found.joinKey : entity
   })
-  return { name: view.name, kind: view.type, tags: view.tags, entities: joinKeys, features: view.features, pushSource: view.pushSource }
+  return {
+    name: view.name,
+    kind: view.type,
+    tags: view.tags,
+    entities: joinKeys,
+    features: view.features,
+    pushSource: view.pushSource,
+    online: view.online,
+    ...(view.disabled === true ? { disabled: true } : {}),
+    ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
+  }
+}
+
+/**
+ * The feature views an on-demand view reads. Its sources are keyed by name, feature views and
+ * request sources alike; a request source is not a feature view of the project, so it drops out
+ * (a request source named like a feature view would add a check, never remove one).
+ */
+function sourceViews (view: FeatureViewResource, project: RegistryProject): readonly string[] {
+  return (view.sources ?? []).filter((name) => SOURCE_TYPES.some((type) => project.find(type, name) !== undefined))
 }

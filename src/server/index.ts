@@ -6,3 +6,8 @@ export {
   type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
 } from './registry.ts'
 export { featureRegistryFromFeast } from '../registry/feature-registry.ts'
+export {
+  readFeatures, readTarget,
+  type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
+} from './online-read.ts'
+export { createOnlineStore, type OnlineStore, type StoredRow } from './online-store.ts'
