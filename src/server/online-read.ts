@@ -149,7 +149,7 @@ export function columnLength (frame: Readonly<Record<string, readonly unknown[]>
  * The body's JSON types, checked in one flat pass (no recursion: a 10,000-level array is refused
  * at its first level). Unknown keys are ignored, as Feast's server ignores them.
  */
-function checkReadBody (input: unknown): GetOnlineFeaturesBody {
+export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
   if (!isObject(input)) throw unprocessable(`the body must be a JSON object, got ${jsonType(input)}`)
   const body = input as Record<string, unknown>
   const { features, feature_service: service, entities, full_feature_names: fullNames } = body

@@ -6,10 +6,10 @@
  * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view and each on-demand view's sources |
  * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source |
  * | `POST /write-to-online-store` | WRITE_ONLINE on the view |
- * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view |
+ * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each named view, or on Feast's default set |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { readFeatures, readTarget } from './online-read.ts'
+import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
   checkMaterializable, materializedViews, materializeIncrementalSchema, materializeSchema, pushedViews, pushSchema,
   pushTarget, requireView, rowsFor, writeToOnlineStoreSchema,
@@ -33,8 +33,10 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   // schema: then the resources named are found, the caller is checked, and only then is the body
   // validated against them (readFeatures), so a denied caller learns nothing from an error.
   const readWork = oncePerRequest((request) => {
+    // The JSON types first, as a schema would check them: before the project is looked up.
+    const input = checkReadBody(request.body)
     const scope = scopeOf(request)
-    return { ...scope, target: readTarget(scope.registry, request.body) }
+    return { ...scope, target: readTarget(scope.registry, input) }
   })
   app.post('/get-online-features', {
     schema: { querystring: projectQuerySchema },

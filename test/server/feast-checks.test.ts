@@ -39,6 +39,15 @@ describe('Fastify reference server: POST /get-online-features checks what Feast 
   for (const [name, check] of Object.entries(defineReadChecks(() => ({ base, tokens })))) test(name, check)
 })
 
+describe('Fastify reference server: the order of the answers', () => {
+  test('the body\'s JSON types come before the project is looked up: 422, then 404 for an unknown project', async () => {
+    assert.equal((await post('reader', '/get-online-features?project=nope', { features: 'x', entities: {} })).status, 422)
+    const unknown = await post('reader', '/get-online-features?project=nope', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['1'] } })
+    assert.equal(unknown.status, 404)
+    assert.match(unknown.body.message, /project "nope" is not in the registry/)
+  })
+})
+
 describe('Fastify reference server: data frames', () => {
   test('a join key value that is a list is 422 for a caller who may write, 403 for one who may not', async () => {
     const body = { feature_view_name: 'credit_history', df: { dob_ssn: [['19530219_5179']], credit_card_due: [1] } }
