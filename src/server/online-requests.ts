@@ -1,7 +1,8 @@
 /**
- * The online routes' request bodies: JSON schemas (so malformed bodies are refused before any
- * handler runs) and the pure steps from a valid body to what it touches (resources for the
- * permission check, rows for the store). Unknown names are 404, inconsistent bodies 422.
+ * The writing routes' request bodies (push, write-to-online-store, materialize; reads are in
+ * online-read.ts): JSON schemas (so malformed bodies are refused before any handler runs) and
+ * the pure steps from a valid body to what it touches (resources for the permission check, rows
+ * for the store). Unknown names are 404, inconsistent bodies 422.
  */
 import type { Action } from '../permissions/model.ts'
 import { notFound, unprocessable } from './http-error.ts'
@@ -12,18 +13,27 @@ import type { FeatureRegistry, FeatureViewDef, SampleRow } from './registry.ts'
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
 
-const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const
+const dataFrame = { type: 'object', minProperties: 1, additionalProperties: { type: 'array' } } as const
+
 /**
- * A value of `depth` levels at most: a scalar, or a list or map of shallower values. Feast's
- * values are scalars, lists, sets and maps (of lists); three levels hold every one of them, and
- * the bound keeps deeply nested input out of everything that walks a value (storing, answering).
+ * How deep a data frame value may nest. Feast's values are scalars, lists, sets, maps and JSON;
+ * 32 levels hold any real one, and the bound keeps deeply nested input (10,000 levels) away from
+ * everything that walks a value recursively (storing it, answering it).
  */
-function nested (depth: number): object {
-  if (depth === 0) return scalar
-  const inner = nested(depth - 1)
-  return { anyOf: [scalar, { type: 'array', items: inner }, { type: 'object', additionalProperties: inner }] }
+export const MAX_VALUE_DEPTH = 32
+
+/** Refuses (422) a data frame with a value nested deeper than {@link MAX_VALUE_DEPTH}; walks it without recursion. */
+export function checkFrameDepth (frame: DataFrame, field: string): void {
+  for (const [column, values] of Object.entries(frame)) {
+    const pending: Array<{ value: unknown, depth: number }> = values.map((value) => ({ value, depth: 1 }))
+    for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+      const { value, depth } = item
+      if (value === null || typeof value !== 'object') continue
+      if (depth > MAX_VALUE_DEPTH) throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
+      for (const inner of Object.values(value)) pending.push({ value: inner, depth: depth + 1 })
+    }
+  }
 }
-const dataFrame = { type: 'object', minProperties: 1, additionalProperties: { type: 'array', items: nested(3) } } as const
 
 export interface PushBody {
   readonly push_source_name: string

@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
-  checkMaterializable, materializedViews, materializeIncrementalSchema, materializeSchema, pushedViews, pushSchema,
+  checkFrameDepth, checkMaterializable, materializedViews, materializeIncrementalSchema, materializeSchema, pushedViews, pushSchema,
   pushTarget, requireView, rowsFor, writeToOnlineStoreSchema,
   type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
 } from './online-requests.ts'
@@ -56,7 +56,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
 
   const pushWork = oncePerRequest((request) => {
     const input = body<PushBody>(request)
-    const target = pushTarget(input) // a bad `to` is a 422 before any permission is looked at
+    // A bad `to` or a too deeply nested value is a 422 before any permission is looked at.
+    const target = pushTarget(input)
+    checkFrameDepth(input.df, 'df')
     const scope = scopeOf(request)
     return { ...scope, target, views: pushedViews(scope.registry, input) }
   })
@@ -84,8 +86,10 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   })
 
   const writeWork = oncePerRequest((request) => {
+    const input = body<WriteToOnlineStoreBody>(request)
+    checkFrameDepth(input.df, 'df')
     const scope = scopeOf(request)
-    return { ...scope, view: requireView(scope.registry, body<WriteToOnlineStoreBody>(request).feature_view_name) }
+    return { ...scope, view: requireView(scope.registry, input.feature_view_name) }
   })
   app.post('/write-to-online-store', {
     schema: { body: writeToOnlineStoreSchema, querystring: projectQuerySchema },

@@ -64,7 +64,15 @@ describe('Fastify reference server: data frames', () => {
     assert.deepEqual(read.body.results.slice(1).map((column: { values: unknown[] }) => column.values), [[[1, 2]], [{ a: [1] }]])
   })
 
-  test('a value nested 10,000 levels deep in a data frame is a 422 from the schema on every writing route', async () => {
+  test('data frame values may nest 32 levels (Feast\'s JSON values), not 33', async () => {
+    const write = async (depth: number) => await post('writer', '/write-to-online-store', `{"feature_view_name":"credit_history","df":{"dob_ssn":["1"],"credit_card_due":[${nestedList(depth)}]}}`)
+    assert.equal((await write(32)).status, 200)
+    const deeper = await write(33)
+    assert.equal(deeper.status, 422, deeper.text)
+    assert.equal(deeper.body.message, 'df.credit_card_due: a value nests more than 32 levels deep')
+  })
+
+  test('a value nested 10,000 levels deep in a data frame is a 422 from the body check on every writing route, for anyone', async () => {
     const deep = nestedList(10_000)
     for (const [path, text] of [
       ['/write-to-online-store', `{"feature_view_name":"credit_history","df":{"dob_ssn":["1"],"credit_card_due":[${deep}]}}`],
@@ -72,8 +80,10 @@ describe('Fastify reference server: data frames', () => {
       ['/push', `{"push_source_name":"any","df":{"dob_ssn":[${deep}]}}`],
       ['/materialize', `{"start_ts":"2026-11-01T00:00:00Z","end_ts":"2026-11-02T00:00:00Z","feature_views":${deep}}`]
     ] as const) {
-      const reply = await post('writer', path, text)
-      assert.equal(reply.status, 422, `${path}: ${reply.text}`)
+      for (const user of ['writer', 'nobody'] as const) {
+        const reply = await post(user, path, text)
+        assert.equal(reply.status, 422, `${path}: ${reply.text}`)
+      }
     }
   })
 })
