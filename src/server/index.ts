@@ -5,7 +5,7 @@ export {
   emptyRegistry, registryForProject, registryFromSnapshot, FEATURE_VIEW_KINDS,
   type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
 } from './registry.ts'
-export { featureRegistryFromFeast } from '../registry/feature-registry.ts'
+export { featureRegistryFromFeast } from './feature-registry.ts'
 export {
   readFeatures, readTarget,
   type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget

@@ -3,7 +3,7 @@
  * (issue 17): on-demand views and their sources, 403 before anything about a resource is
  * revealed, scalar entity values, Feast's default materialization set and registry listing. Over
  * HTTP, with real tokens; the same get-online-features cases run against the Express example
- * (express-example.test.ts).
+ * (test/cross-cutting/docs/express-example.test.ts).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

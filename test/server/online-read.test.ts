@@ -1,7 +1,7 @@
 /**
  * The two steps of a get-online-features request (src/server/online-read.ts), without a server:
  * what is checked, in which order, and what each step may say. The HTTP behaviour is in
- * feast-checks.test.ts and express-example.test.ts.
+ * feast-checks.test.ts and test/cross-cutting/docs/express-example.test.ts.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
