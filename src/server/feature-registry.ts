@@ -1,6 +1,6 @@
 import type { ResourceType } from '../permissions/model.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import type { FeatureViewResource } from '../registry/resources.ts'
+import type { FeatureViewResource, LabelViewResource } from '../registry/resources.ts'
 import type { RegistryProject } from '../registry/snapshot.ts'
 import { FEATURE_VIEW_KINDS, type FeatureRegistry, type FeatureServiceDef, type FeatureViewDef, type SampleRow } from './registry.ts'
 
@@ -28,8 +28,10 @@ export function featureRegistryFromFeast (
     featureViews: views,
     featureView: (name) => {
       const found = current()
-      const view = registry.featureView(name, project)
-      return view === undefined || found === undefined ? undefined : toViewDef(view, found)
+      if (found === undefined) return undefined
+      // Feast reads label views online too (its get_any_feature_view).
+      const view = registry.featureView(name, project) ?? found.find('LabelView', name)
+      return view !== undefined && isFeatureView(view) ? toViewDef(view, found) : undefined
     },
     featureService: (name) => {
       const found = registry.resource('FeatureService', name, project)
@@ -65,28 +67,24 @@ const SERVED_TYPES: ReadonlySet<string> = new Set(FEATURE_VIEW_KINDS)
 /** What an on-demand view may read from: any feature view but another on-demand one. */
 const SOURCE_TYPES: readonly ResourceType[] = FEATURE_VIEW_KINDS.filter((kind) => kind !== 'OnDemandFeatureView')
 
-/** The flags the registry reader gives feature views (Feast's `disabled`, `write_to_online_store`). */
-type ServedView = FeatureViewResource & { readonly disabled?: boolean, readonly writeToOnlineStore?: boolean }
+/** A view the server reads from: a feature view of any kind, or a label view. */
+type ServedView = FeatureViewResource | LabelViewResource
 
-function isFeatureView (resource: { readonly type: string }): resource is FeatureViewResource {
+function isFeatureView (resource: { readonly type: string }): resource is ServedView {
   return SERVED_TYPES.has(resource.type)
 }
 
-function toViewDef (resource: FeatureViewResource, project: RegistryProject): FeatureViewDef {
-  const view = resource as ServedView
+function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef {
   // Rows are keyed by join keys; the registry names the view's entities, whose join keys it also holds.
   const joinKeys = view.entities.map((entity) => {
     const found = project.find('Entity', entity)
     return found?.type === 'Entity' && found.joinKey !== undefined ? found.joinKey : entity
   })
+  const common = { name: view.name, kind: view.type, tags: view.tags, entities: joinKeys, features: view.features, online: view.online }
+  if (view.type === 'LabelView') return common
   return {
-    name: view.name,
-    kind: view.type,
-    tags: view.tags,
-    entities: joinKeys,
-    features: view.features,
+    ...common,
     pushSource: view.pushSource,
-    online: view.online,
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
   }

@@ -10,30 +10,33 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
 import { featureRegistryFromFeast } from '../../src/server/feature-registry.ts'
-import { encodeRegistry } from '../../src/registry/schema.ts'
+import { encodeRegistry } from '../../src/registry/encode.ts'
 import { buildReferenceServer } from '../../src/server/app.ts'
 import { issueTokens, postAs, writeStore, type StoreFiles, type User } from '../helpers/feast-checks.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
-const view = (name: string, online: boolean) => ({
-  spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], batch_source: { name: `${name}_source`, type: 1 }, online }
+const view = (name: string, online: boolean, disabled = false) => ({
+  spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], batch_source: { name: `${name}_source`, type: 1 }, online, disabled }
+})
+const onDemand = (name: string, writeToOnlineStore: boolean) => ({
+  spec: {
+    name,
+    project: 'credit',
+    entities: ['customer'],
+    features: [{ name }],
+    // A feature view source and a request source, keyed by name as Feast writes them.
+    sources: { credit_history: {}, transaction: {} },
+    write_to_online_store: writeToOnlineStore
+  }
 })
 
 const REGISTRY = encodeRegistry({
   version_id: 'checks',
   projects: [{ spec: { name: 'credit' } }],
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
-  feature_views: [view('credit_history', true), view('archive', false)],
-  on_demand_feature_views: [{
-    spec: {
-      name: 'transaction_gt_last_credit_card_due',
-      project: 'credit',
-      entities: ['customer'],
-      features: [{ name: 'transaction_gt_last_credit_card_due' }],
-      // A feature view source and a request source, keyed by name as Feast writes them.
-      sources: { credit_history: {}, transaction: {} }
-    }
-  }]
+  feature_views: [view('credit_history', true), view('archive', false), view('retired', true, true)],
+  on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
+  label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }]
 })
 
 let provider: TestProvider
@@ -79,9 +82,23 @@ describe('the reference server over a Feast registry file', () => {
     assert.equal(reply.status, 200, reply.text)
   })
 
-  test('materializing without a view list covers the online views only, and no on-demand view that does not write online', async () => {
+  test('materializing without a view list: online enabled views and on-demand views that write online; no disabled, offline or label view', async () => {
     const reply = await postAs(base, tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z' })
     assert.equal(reply.status, 200, reply.text)
-    assert.deepEqual(reply.body.materialized, ['credit_history'])
+    assert.deepEqual(reply.body.materialized, ['credit_history', 'written_on_demand'])
+  })
+
+  test('a label view is read with READ_ONLINE on LabelView, and not listed by GET /api/v1/feature_views', async () => {
+    const read = await postAs(base, tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['1'] } })
+    assert.equal(read.status, 200, read.text)
+    const listed = await fetch(`${base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${tokens.describer}` } })
+    const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
+    assert.deepEqual(names, ['credit_history', 'archive', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
+  })
+
+  test('a disabled view is a 422 for a caller who may read it', async () => {
+    const reply = await postAs(base, tokens.reader, '/get-online-features', { features: ['retired:retired_value'], entities: { dob_ssn: ['1'] } })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /"retired" is disabled/)
   })
 })
