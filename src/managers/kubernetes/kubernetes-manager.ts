@@ -7,6 +7,7 @@ import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from '
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
 import { createRoleBindingSource } from './role-binding-source.ts'
 import type { RoleIndex } from './role-binding-index.ts'
+import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
 
@@ -41,6 +42,7 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     configured: config.namespace
   })
   logger.info({ namespace, namespaceSource: source, cluster: connection.description }, `kubernetes auth: roles come from RoleBindings in namespace ${namespace} (from ${source})`)
+  if (config.audiences === undefined) warnUnboundAudience(logger, 'auth.audiences')
 
   const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, tuning })
   const bindings = createRoleBindingSource(connection.kubeConfig, {
