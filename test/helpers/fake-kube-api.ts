@@ -286,6 +286,7 @@ async function generateTls (): Promise<TlsMaterial> {
 }
 
 type StoredObject = RoleBindingJson | RoleJson
+interface Snapshot { readonly id: string, readonly rv: number, readonly items: StoredObject[] }
 interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
 interface Watcher { kind: Kind, namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
 
@@ -314,7 +315,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
   const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
   // Paged lists read one snapshot, as etcd serves a continue token at the version of the first page.
-  const snapshots = new Map<string, { rv: number, items: StoredObject[] }>()
+  const snapshots = new Map<string, Snapshot>()
 
   const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => { void handle(req, res) })
   server.on('secureConnection', () => { calls.tlsHandshakes++ })
@@ -457,7 +458,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     const limit = Number(params.get('limit') ?? '0')
     const token = params.get('continue')
-    let snapshot: { rv: number, items: StoredObject[] }
+    let snapshot: Snapshot
     let start = 0
     if (token !== null && token !== '') {
       const [id, offset] = Buffer.from(token, 'base64url').toString('utf8').split(':')
@@ -470,16 +471,17 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       start = Number(offset)
     } else {
       const items = [...stores[kind].values()].filter((object) => object.metadata.namespace === namespace).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
-      snapshot = { rv: resourceVersion, items }
+      snapshot = { id: randomBytes(6).toString('hex'), rv: resourceVersion, items }
     }
     const end = limit > 0 ? Math.min(snapshot.items.length, start + limit) : snapshot.items.length
     const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.rv) }
     if (end < snapshot.items.length) {
-      const id = randomBytes(6).toString('hex')
-      snapshots.set(id, snapshot)
+      snapshots.set(snapshot.id, snapshot)
       if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!)
-      metadata.continue = Buffer.from(`${id}:${end}`).toString('base64url')
+      metadata.continue = Buffer.from(`${snapshot.id}:${end}`).toString('base64url')
       metadata.remainingItemCount = snapshot.items.length - end
+    } else {
+      snapshots.delete(snapshot.id)
     }
     const items = snapshot.items.slice(start, end)
     sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items })

@@ -62,15 +62,30 @@ export function slimBinding (binding: V1RoleBinding, namespace: string): SlimBin
   if (binding.metadata?.namespace !== namespace) return undefined
   const ref = binding.roleRef
   if ((ref?.kind !== 'Role' && ref?.kind !== 'ClusterRole') || ref.apiGroup !== 'rbac.authorization.k8s.io' || typeof ref.name !== 'string' || ref.name === '') return undefined
-  const users: string[] = []
-  const groups: string[] = []
+  let users: string[] = NONE
+  let groups: string[] = NONE
   for (const subject of binding.subjects ?? []) {
     if (typeof subject.name !== 'string' || subject.name === '') continue
-    if (subject.kind === 'ServiceAccount') users.push(serviceAccountUsername(subject.namespace || namespace, subject.name))
-    else if (subject.kind === 'User') users.push(subject.name)
-    else if (subject.kind === 'Group') groups.push(subject.name)
+    if (subject.kind === 'ServiceAccount') (users === NONE ? users = [] : users).push(flat(serviceAccountUsername(subject.namespace || namespace, subject.name)))
+    else if (subject.kind === 'User') (users === NONE ? users = [] : users).push(subject.name)
+    else if (subject.kind === 'Group') (groups === NONE ? groups = [] : groups).push(intern(subject.name))
   }
-  return { roleKind: ref.kind, roleName: ref.name, users, groups }
+  return { roleKind: ref.kind, roleName: intern(ref.name), users, groups }
+}
+
+// Shared by every binding without users or without groups.
+const NONE: string[] = []
+// Role and group names repeat across thousands of bindings: keep one copy of each.
+const interned = new Map<string, string>()
+function intern (value: string): string {
+  const known = interned.get(value)
+  if (known !== undefined) return known
+  if (interned.size < 100_000) interned.set(value, value)
+  return value
+}
+/** A concatenated string as one flat string (a rope of parts costs more memory for ever). */
+function flat (value: string): string {
+  return Buffer.from(value, 'utf8').toString('utf8')
 }
 
 /** The subset of a Role the index needs. */
@@ -87,24 +102,31 @@ export function slimRole (role: V1Role): SlimRole {
 export function createRoleIndex (policy: RolePolicy): RoleIndex {
   const bindings = new Map<string, SlimBinding>()
   const roles = new Map<string, SlimRole>()
-  const byUser = new Map<string, Set<string>>()
-  const byGroup = new Map<string, Set<string>>()
+  // Subject → binding name, or a Set when several bindings name it: most subjects have one,
+  // and a Set per subject would triple the index of a large namespace.
+  const byUser = new Map<string, string | Set<string>>()
+  const byGroup = new Map<string, string | Set<string>>()
   const clusterRoles = new Set(policy.clusterRoles)
   let key = ++lastKey
   let work = 0
 
-  const link = (map: Map<string, Set<string>>, subject: string, binding: string): void => {
-    let names = map.get(subject)
-    if (names === undefined) map.set(subject, names = new Set())
-    names.add(binding)
+  const link = (map: Map<string, string | Set<string>>, subject: string, binding: string): void => {
+    const names = map.get(subject)
+    if (names === undefined || names === binding) map.set(subject, binding)
+    else if (typeof names === 'string') map.set(subject, new Set([names, binding]))
+    else names.add(binding)
     work++
   }
-  const unlink = (map: Map<string, Set<string>>, subject: string, binding: string): void => {
+  const unlink = (map: Map<string, string | Set<string>>, subject: string, binding: string): void => {
     const names = map.get(subject)
-    if (names === undefined) return
-    names.delete(binding)
-    if (names.size === 0) map.delete(subject)
     work++
+    if (names === undefined) return
+    if (typeof names === 'string') {
+      if (names === binding) map.delete(subject)
+      return
+    }
+    names.delete(binding)
+    if (names.size === 1) map.set(subject, names.values().next().value!)
   }
   const remove = (name: string): void => {
     const old = bindings.get(name)
@@ -164,8 +186,9 @@ export function createRoleIndex (policy: RolePolicy): RoleIndex {
     },
     rolesFor ({ username, groups }) {
       const granted = new Set<string>()
-      const consider = (names: Set<string> | undefined): void => {
-        for (const name of names ?? []) {
+      const consider = (names: string | Set<string> | undefined): void => {
+        if (names === undefined) return
+        for (const name of typeof names === 'string' ? [names] : names) {
           const binding = bindings.get(name)!
           if (grants(binding)) granted.add(binding.roleName)
         }
