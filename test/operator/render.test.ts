@@ -276,3 +276,12 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ noAuth: 'yes' }), {}, /spec\.authz\.noAuth: expected true or false, got "yes"/)
   })
 })
+
+describe('docs/operator.md', () => {
+  it('shows the client pod additions that render emits for the sample store', () => {
+    const docs = readFileSync(new URL('../../docs/operator.md', import.meta.url), 'utf8')
+    const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('serviceAccountToken'))
+    assert.ok(block !== undefined, 'the docs show the projected token volume')
+    assert.deepEqual(parse(block), renderFeatureStore(fixture('featurestore-default.yaml')).clientPod)
+  })
+})
