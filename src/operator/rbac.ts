@@ -1,4 +1,4 @@
-import { feastRoleMarker } from '../managers/kubernetes/feast-role-marker.ts'
+import { feastRoleMarker } from '../base/feast-role-marker.ts'
 
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>

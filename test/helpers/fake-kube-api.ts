@@ -49,7 +49,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { KubeConfig } from '@kubernetes/client-node'
-import { feastRoleMarker } from '../../src/managers/kubernetes/feast-role-marker.ts'
+import { feastRoleMarker } from '../../src/base/feast-role-marker.ts'
 
 /** The API server's own audience, as a default kube-apiserver has it. */
 export const API_SERVER_AUDIENCE = 'https://kubernetes.default.svc'

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { ConfigError } from '../../src/config/errors.ts'
-import { hasFeastRoleMarker } from '../../src/managers/kubernetes/feast-role-marker.ts'
+import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
 import { CLIENT_TOKEN_PATH, deploymentAudience, renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
 
 const fixture = (name: string): string => `fixtures/operator/${name}`

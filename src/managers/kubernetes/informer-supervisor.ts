@@ -1,4 +1,4 @@
-import type { AuthLogger } from '../../logging.ts'
+import type { AuthLogger } from '../../base/logging.ts'
 import { describeFailure } from './api-failure.ts'
 
 /** One attempt at syncing: started by the supervisor, stopped when it fails or goes quiet. */

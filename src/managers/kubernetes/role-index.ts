@@ -1,5 +1,5 @@
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node'
-import { hasFeastRoleMarker } from './feast-role-marker.ts'
+import { hasFeastRoleMarker } from '../../base/feast-role-marker.ts'
 import { serviceAccountUsername } from './identity.ts'
 
 /** Which bindings grant a Feast role (from the `auth` section). */

@@ -1,5 +1,5 @@
 import { RbacAuthorizationV1Api, type KubeConfig, type V1Role, type V1RoleBinding } from '@kubernetes/client-node'
-import type { AuthLogger } from '../../logging.ts'
+import type { AuthLogger } from '../../base/logging.ts'
 import { createFailureReporter } from './api-failure.ts'
 import { createSupervisor } from './informer-supervisor.ts'
 import { runInformer, type InformerSink } from './namespaced-informer.ts'

@@ -2,10 +2,10 @@ import { createRemoteJWKSet, customFetch, errors, type JWK, type JWSHeaderParame
 import type http from 'node:http'
 import type https from 'node:https'
 import { performance } from 'node:perf_hooks'
-import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../observability/channels.ts'
-import { AuthError } from '../errors.ts'
+import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../base/observability/channels.ts'
+import { AuthError } from '../../base/errors.ts'
 import { prepareKeys, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
-import { httpGet, ProviderRequestError } from './http-get.ts'
+import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 export interface KeySetOptions {
   readonly agents: { http: http.Agent, https: https.Agent }
