@@ -37,4 +37,4 @@ export {
 export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject, type KubernetesRbacOptions } from './operator/index.ts'
 
 export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './base/observability/channels.ts'
-export { feastAuthzRedactPaths, type AuthLogger } from './base/logging.ts'
+export { feastAuthzLogSerializers, feastAuthzLoggerOptions, feastAuthzRedactPaths, type AuthLogger } from './base/logging.ts'

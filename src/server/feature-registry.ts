@@ -61,7 +61,7 @@ export function featureRegistryFromFeast (
 }
 
 function isFeatureView (resource: { readonly type: string }): resource is FeatureViewResource {
-  return resource.type === 'FeatureView' || resource.type === 'StreamFeatureView' || resource.type === 'OnDemandFeatureView'
+  return resource.type === 'FeatureView' || resource.type === 'BatchFeatureView' || resource.type === 'StreamFeatureView' || resource.type === 'OnDemandFeatureView'
 }
 
 function toViewDef (view: FeatureViewResource, project: RegistryProject): FeatureViewDef {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { groupBasedPolicy, permission, roleBasedPolicy } from '../../src/permissions/define.ts'
+import { everyKindRegistry, wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { registryBytes, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname
@@ -90,5 +91,69 @@ describe('feast-authz registry show', () => {
     const { code, stderr } = await cli('--config', sample)
     assert.equal(code, 2)
     assert.match(stderr, /expected a subcommand: show/)
+  })
+})
+
+describe('feast-authz registry show on a registry Feast wrote with every kind of object', () => {
+  const path = join(dir, 'every-kind.db')
+  writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
+  const config = store('every-kind', `project: fraud\nregistry: ${path}\n`)
+
+  it('lists every resource with Feast\'s type and its tags, and every permission field by field (--json)', async () => {
+    const { code, stdout } = await cli('show', '--config', config, '--json')
+    assert.equal(code, 0)
+    const shown = JSON.parse(stdout) as { projects: { name: string, resources: { type: string, name: string, tags: Record<string, string> }[], permissions: Record<string, unknown>[] }[] }
+    const fraud = shown.projects.find((project) => project.name === 'fraud')
+    const types = new Map(fraud?.resources.map((resource) => [resource.name, resource.type]))
+    assert.equal(types.get('user_stats_batch'), 'BatchFeatureView')
+    assert.equal(types.get('user_stream'), 'StreamFeatureView')
+    assert.equal(types.get('amount_ratio'), 'OnDemandFeatureView')
+    assert.equal(types.get('fraud_labels'), 'LabelView')
+    assert.equal(types.get('fraud_model'), 'FeatureService')
+    assert.equal(types.get('training_profile'), 'ValidationReference')
+    assert.deepEqual(fraud?.resources.find((resource) => resource.name === 'training_profile'), {
+      type: 'ValidationReference', name: 'training_profile', project: 'fraud', tags: { checked_by: 'great_expectations' }, description: 'expectations for the training set', referenceDataset: 'training_set'
+    })
+    assert.deepEqual(fraud?.resources.find((resource) => resource.name === 'fraud_labels')?.tags, { team: 'fraud', kind: 'labels' })
+    assert.deepEqual(fraud?.permissions.map((permission) => permission.policy), [
+      { role_based_policy: { roles: ['analyst', 'auditor'] } },
+      { group_based_policy: { groups: ['etl'] } },
+      { namespace_based_policy: { namespaces: ['labeling'] } },
+      { combined_group_namespace_policy: { groups: ['platform'], namespaces: ['feast-system'] } }
+    ])
+    assert.deepEqual(fraud?.permissions[0], {
+      name: 'analysts-read',
+      types: ['FeatureView', 'OnDemandFeatureView', 'FeatureService'],
+      name_patterns: ['user_.*', 'amount_.*'],
+      required_tags: { team: 'fraud' },
+      actions: ['DESCRIBE', 'READ_ONLINE', 'READ_OFFLINE'],
+      policy: { role_based_policy: { roles: ['analyst', 'auditor'] } },
+      tags: { managed_by: 'platform' }
+    })
+  })
+
+  it('shows batch and label views in the tables', async () => {
+    const { code, stdout } = await cli('show', '--config', config)
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}BatchFeatureView +user_stats_batch +team=fraud, kind=batch +features: amount_zscore/m)
+    assert.match(stdout, /^ {2}LabelView +fraud_labels +team=fraud, kind=labels +features: is_fraud; entities: user; source: fraud_labels_source$/m)
+  })
+
+  it('exits 2 with one line naming the file and the field when a field has the wrong wire type', async () => {
+    const bad = join(dir, 'wrong-wire.db')
+    writeFileSync(bad, Uint8Array.from([...wire.tag(17, 1), 0, 0, 0, 0, 0, 0, 0, 0]))
+    const { code, stderr } = await cli('show', '--config', store('wrong-wire', `project: demo\nregistry: ${bad}\n`))
+    assert.equal(code, 2)
+    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr)
+    assert.match(stderr, /not a serialized feast\.core\.Registry \(projects \(field 17\) is written as 64-bit/)
+  })
+
+  it('exits 2 with one line when a string is not valid UTF-8, as Python\'s protobuf refuses it', async () => {
+    const bad = join(dir, 'bad-utf8.db')
+    writeFileSync(bad, Uint8Array.from(wire.bytes(17, wire.bytes(1, wire.bytes(1, [0xc3, 0x28])))))
+    const { code, stderr } = await cli('show', '--config', store('bad-utf8', `project: demo\nregistry: ${bad}\n`))
+    assert.equal(code, 2)
+    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr)
+    assert.match(stderr, /a string that is not valid UTF-8 in projects\[0\]\.spec/)
   })
 })

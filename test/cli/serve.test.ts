@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { run as runServe } from '../../src/cli/commands/serve.ts'
 import type { CliIo } from '../../src/cli/io.ts'
-import { startCli, type RunningCli } from '../helpers/cli.ts'
+import { listeningUrl, startCli, type RunningCli } from '../helpers/cli.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const REGISTRY = join(ROOT, 'fixtures/server/registry.yaml')
@@ -22,15 +22,6 @@ function captureIo (): { io: CliIo, stderr: () => string } {
 
 // The happy path runs the real CLI in a child process (signals, exit code); errors run in-process.
 const serve = (args: string[]): RunningCli => startCli(['serve', ...args])
-
-async function listeningUrl (run: RunningCli): Promise<string> {
-  for (;;) {
-    const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())
-    if (found?.[1] !== undefined) return found[1]
-    const done = await Promise.race([run.exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, 50))])
-    if (done) throw new Error(`serve exited before listening: ${run.stderr()}`)
-  }
-}
 
 describe('feast-authz serve', () => {
   test('serves the registry named in feature_store.yaml and stops cleanly on SIGTERM', async () => {

@@ -6,10 +6,10 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Permission, Policy } from '../../src/permissions/model.ts'
-import { encodeRegistry } from '../../src/registry/schema.ts'
+import { encodeRegistry } from '../../src/registry/encode.ts'
 import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS } from '../../src/registry/schema.ts'
 
-export const FIXTURES = new URL('../../../shared/fixtures/feast-registry/', import.meta.url).pathname
+export const FIXTURES = new URL('../../fixtures/feast-registry/', import.meta.url).pathname
 export const SAMPLE_REGISTRY = join(FIXTURES, 'ui-sample-registry.db')
 export const RAG_REGISTRY = join(FIXTURES, 'ui-rag-registry.db')
 

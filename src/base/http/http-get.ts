@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
-import { collectResponse, describeTarget, type HttpResponse } from './provider-response.ts'
+import { urlForLog } from '../observability/log-safe-url.ts'
+import { collectResponse, type HttpResponse } from './provider-response.ts'
 
 export { ProviderRequestError, type HttpResponse } from './provider-response.ts'
 
@@ -39,6 +40,6 @@ export function httpGet (
       headers: { accept: 'application/json', ...options.headers },
       signal: options.signal
     })
-    collectResponse(request, describeTarget(target), MAX_BODY_BYTES, resolve, reject)
+    collectResponse(request, urlForLog(target), MAX_BODY_BYTES, resolve, reject)
   })
 }

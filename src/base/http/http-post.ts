@@ -1,6 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
-import { collectResponse, describeTarget, type HttpResponse } from './provider-response.ts'
+import { urlForLog } from '../observability/log-safe-url.ts'
+import { collectResponse, type HttpResponse } from './provider-response.ts'
 
 const MAX_BODY_BYTES = 256 * 1024
 
@@ -25,7 +26,7 @@ export function httpPostForm (
       headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
       signal: options.signal
     })
-    collectResponse(request, describeTarget(target), MAX_BODY_BYTES, resolve, reject)
+    collectResponse(request, urlForLog(target), MAX_BODY_BYTES, resolve, reject)
     request.end(body)
   })
 }

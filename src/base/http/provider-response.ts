@@ -8,7 +8,7 @@ export interface HttpResponse {
 
 /** A failure to talk to the identity provider at all (network, TLS, timeout, oversized answer). */
 export class ProviderRequestError extends Error {
-  override readonly name = 'ProviderRequestError'
+  override readonly name: string = 'ProviderRequestError'
 }
 
 /**
@@ -51,7 +51,3 @@ export function describeRequestError (error: Error & { code?: string }, where: s
   return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
 }
 
-/** Origin and path of `target`: what error messages name. */
-export function describeTarget (target: URL): string {
-  return `${target.origin}${target.pathname}`
-}

@@ -2,6 +2,7 @@ import { errors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters } f
 import type { OidcServerConfig } from '../../config/auth-config.ts'
 import { ConfigError } from '../../config/errors.ts'
 import type { AuthLogger } from '../../base/logging.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/compact-jws.ts'
@@ -9,6 +10,7 @@ import { AuthError } from '../../base/errors.ts'
 import type { AuthManager } from '../types.ts'
 import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
+import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
 import { createAgents } from '../../base/http/http-get.ts'
 import { BAD_SIGNATURE, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
@@ -43,8 +45,10 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const failureBackoffMs = (options.failureBackoffSeconds ?? 1) * 1000
   const agents = createProviderAgents(config)
   if (!config.verify_ssl) {
-    logger.warn({ discovery: config.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
+    logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
   }
+  const unencrypted = unencryptedDiscoveryWarning(config.auth_discovery_url)
+  if (unencrypted !== undefined) logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, unencrypted)
   // One error line per kind of provider failure and 10 s, not one per request of an outage.
   const throttle = createLogThrottle()
   const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
@@ -57,7 +61,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       jwksUri = (await discovery.get()).jwks_uri
     } catch (error) {
       const { log, suppressed } = throttle('discovery')
-      if (log) logger.error({ err: error, discovery: config.auth_discovery_url, ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
+      if (log) logger.error({ err: error, discovery: urlForLog(config.auth_discovery_url), ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
       throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
     }
     keySet ??= createKeySet(jwksUri, {

@@ -27,8 +27,14 @@ const IMPORTS: Record<string, string> = {
   'feast-authz': pathToFileURL(join(REPO, 'src/index.ts')).href,
   'feast-authz/express': pathToFileURL(join(REPO, 'src/adapters/express.ts')).href,
   fastify: import.meta.resolve('fastify'),
-  express: import.meta.resolve('express')
+  express: import.meta.resolve('express'),
+  pino: import.meta.resolve('pino')
 }
+
+// Every log line the two programs write, captured instead of printed (see runExample).
+const exampleLogs: Record<'fastify' | 'express', string[]> = { fastify: [], express: [] }
+const LOG_STREAMS = '__feastAuthzGuideLogs'
+;(globalThis as Record<string, unknown>)[LOG_STREAMS] = Object.fromEntries(Object.entries(exampleLogs).map(([name, lines]) => [name, { write: (line: string) => { lines.push(line) } }]))
 
 interface Example { url: string, close: () => Promise<void> }
 
@@ -41,7 +47,13 @@ async function runExample (name: 'fastify' | 'express', dir: string, listen: { f
     return `from '${target}'`
   })
   for (const file of ['feature_store.yaml', 'permissions.yaml']) source = source.split(`'./${file}'`).join(`'${join(dir, file)}'`)
-  source = source.replace('Fastify({ logger: true })', 'Fastify({ logger: false })')
+  // The page's logger, writing to a capture instead of stdout: the options are kept as written.
+  const streams = `globalThis.${LOG_STREAMS}.${name}`
+  const logger = name === 'fastify'
+    ? { from: "Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions } })", to: `Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions, stream: ${streams} } })` }
+    : { from: "pino({ level: 'info', ...feastAuthzLoggerOptions })", to: `pino({ level: 'info', ...feastAuthzLoggerOptions }, ${streams})` }
+  assert.ok(source.includes(logger.from), `the ${name} example no longer sets its logger up with ${logger.from}`)
+  source = source.replace(logger.from, logger.to)
   assert.match(source, listen.from, `the ${name} example no longer ends with the expected listen call`)
   source = source.replace(listen.from, listen.to)
   const path = join(dir, `${name}-example.mts`)
@@ -119,6 +131,17 @@ describe('the programs of the getting-started page', () => {
       const { status, body } = await get(index, '/features/driver_hourly_stats', readerToken)
       assert.equal(status, 200, JSON.stringify(body))
       assert.deepEqual(body, { view: 'driver_hourly_stats', caller: 'alice' })
+    })
+
+    test(`${name}: a token sent in the query string is refused and never reaches the log, header or not`, async () => {
+      const lines = exampleLogs[index === 0 ? 'fastify' : 'express']
+      const before = lines.length
+      assert.equal((await get(index, `/features/driver_hourly_stats?access_token=${readerToken}`)).status, 401)
+      assert.equal((await get(index, `/features/driver_hourly_stats?project=demo&access_token=${readerToken}`, readerToken)).status, 200)
+      const written = lines.slice(before).join('')
+      assert.match(written, /access_token=\[redacted\]/)
+      assert.match(written, /project=demo/)
+      assert.ok(!written.includes(readerToken) && !written.includes(readerToken.split('.')[2] as string), written)
     })
 
     test(`${name}: a caller without the reader role is a 403`, async () => {
