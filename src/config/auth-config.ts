@@ -54,6 +54,11 @@ export interface OidcAuthConfig {
   readonly token_refresh_margin_seconds: number
   /** Read by Feast's UI only; accepted so that Feast's own files load unchanged. */
   readonly ui_client_id?: string
+  /**
+   * Server side: audiences a Kubernetes service-account token (mixed tokens, spec 5.3) must be
+   * bound to, sent as TokenReview `spec.audiences`; a token for another audience is a 401.
+   */
+  readonly service_account_audiences?: readonly string[]
 }
 
 /** The server form of {@link OidcAuthConfig}: what validating tokens needs. */
@@ -67,8 +72,35 @@ export interface KubernetesAuthConfig {
   readonly type: 'kubernetes'
   /** Client side: the token to send instead of the pod's service-account token (a secret: never logged). */
   readonly user_token?: string
-  /** When set, sent in every TokenReview; the review must confirm one of them. */
+  /**
+   * Audiences the server requires of tokens, sent as TokenReview `spec.audiences`; the review
+   * must confirm one of them (a token bound to another audience is a 401). Unset, any token of
+   * the cluster, including full-power API-server tokens, is accepted (a startup warning says so).
+   */
   readonly audiences?: readonly string[]
+  /**
+   * Client side: a file holding the token to send (a projected, audience-bound service-account
+   * token); re-read whenever it changes, as the kubelet rotates it. Wins over the pod's default token.
+   */
+  readonly token_path?: string
+  /**
+   * Compatibility with Feast's operator, whose Roles have no rules: a binding to a Role without
+   * the Feast marker rule grants that role too. Default false: anyone who may create RoleBindings
+   * in the namespace can bind a rule-less Role to themselves.
+   */
+  readonly allow_ruleless_roles?: boolean
+  /**
+   * Accept bearer tokens that are not JWTs (OpenShift `sha256~`, EKS `k8s-aws-v1.`...) and send
+   * them to TokenReview, behind the same rejection cache and concurrency cap. Default false.
+   */
+  readonly accept_opaque_tokens?: boolean
+  /**
+   * ClusterRoles whose RoleBindings in the service namespace grant a Feast role of the same name.
+   * Default none: `admin`, `edit`, `view` never become Feast roles by accident.
+   */
+  readonly cluster_roles?: readonly string[]
+  /** How long the last known RoleBindings keep serving during an API-server outage (default 60). */
+  readonly outage_grace_seconds?: number
   /** The service's namespace when it cannot be discovered (pod file, `POD_NAMESPACE`, kubeconfig). */
   readonly namespace?: string
   /** How long a TokenReview result is reused for the same token (default 60). */
@@ -107,14 +139,20 @@ const OIDC_FIELDS: Readonly<Record<string, FieldSpec>> = {
   password: { kind: 'string', secret: true },
   token_refresh_margin_seconds: { kind: 'positive-number', default: 30 },
   // Read by Feast's UI only; accepted so that Feast's own files load unchanged.
-  ui_client_id: { kind: 'string' }
+  ui_client_id: { kind: 'string' },
+  service_account_audiences: { kind: 'string-list' }
 }
 
 const KUBERNETES_FIELDS: Readonly<Record<string, FieldSpec>> = {
   user_token: { kind: 'string', secret: true },
   audiences: { kind: 'string-list' },
   namespace: { kind: 'string' },
-  token_review_cache_ttl_seconds: { kind: 'positive-number', default: 60 }
+  token_review_cache_ttl_seconds: { kind: 'positive-number', default: 60 },
+  token_path: { kind: 'string' },
+  allow_ruleless_roles: { kind: 'boolean' },
+  accept_opaque_tokens: { kind: 'boolean' },
+  cluster_roles: { kind: 'string-list' },
+  outage_grace_seconds: { kind: 'positive-number' }
 }
 
 const FIELDS: Readonly<Record<AuthType, Readonly<Record<string, FieldSpec>>>> = {

@@ -32,7 +32,7 @@ function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager
         logger: options.logger,
         ...options.oidc,
         // Spec 5.3: tokens with a kubernetes.io claim go to TokenReview (or are refused off-cluster).
-        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...options.kubernetes, requestTimeoutMs: options.kubernetes?.tuning?.requestTimeoutMs })
+        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...options.kubernetes, audiences: config.service_account_audiences, requestTimeoutMs: options.kubernetes?.tuning?.requestTimeoutMs })
       })
     case 'kubernetes':
       return createKubernetesManager(config, { logger: options.logger, ...options.kubernetes })

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 
 interface Run { code: number, stdout: string, stderr: string }
 
@@ -14,6 +14,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     config = join(api.dir, 'feature_store.yaml')
     await writeFile(config, 'project: demo\nauth:\n  type: kubernetes\n')

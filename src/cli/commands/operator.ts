@@ -21,7 +21,7 @@ feature_store_yaml_base64, and the RBAC objects of the chosen mode.
                       kubernetes mode: emit the Feast operator's RBAC objects, which also
                       grant cluster-wide reads (namespaces, cluster roles and bindings) that
                       feast-authz never makes; default: only what feast-authz needs
-  --json              print {"server","client","feature_store_yaml_base64","rbac"}
+  --json              print {"server","client","feature_store_yaml_base64","rbac","clientPod"}
 
 The server section (and feature_store_yaml_base64) carries the Secret's credentials;
 nothing else does. Warnings go to stderr. Exit 0 on success, 2 when the resource, a
@@ -56,9 +56,9 @@ export const run: CliCommand = async (argv, io) => {
     throw error
   }
   for (const warning of rendered.warnings) io.stderr(`feast-authz operator render: warning: ${warning}\n`)
-  const { server, client, feature_store_yaml_base64: base64, rbac } = rendered
+  const { server, client, feature_store_yaml_base64: base64, rbac, clientPod } = rendered
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac }, null, 2)}\n`)
+    io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac, clientPod }, null, 2)}\n`)
     return EXIT.ok
   }
   io.stdout([
@@ -71,6 +71,9 @@ export const run: CliCommand = async (argv, io) => {
     '# feature_store_yaml_base64: the whole server feature_store.yaml, base64',
     base64,
     '',
+    ...(clientPod.volumes.length === 0
+      ? []
+      : ['# Client pod spec: the projected, audience-bound token the client section reads', stringify(clientPod).trimEnd(), '']),
     `# RBAC objects (${rbac.length === 0 ? 'none needed' : 'kubectl apply -f'})`,
     ...rbac.map((object) => `---\n${stringify(object).trimEnd()}`),
     ''

@@ -41,6 +41,14 @@ export function createServiceAccountTokenVerifier (connection: ClusterConnection
 }
 
 /**
+ * The one startup warning of a server that accepts service-account tokens of any audience:
+ * such a token also works against the API server, so one leaked anywhere can be replayed here.
+ */
+export function warnUnboundAudience (logger: AuthLogger, field: string): void {
+  logger.warn({ field }, `no audience restriction (${field} is not set): any service-account token of the cluster is accepted, including tokens meant for the API server itself, so a token leaked from any pod, log or proxy can be replayed here; give clients audience-bound projected tokens and set ${field} (docs/kubernetes.md#audiences)`)
+}
+
+/**
  * The stand-in when the OIDC server has no cluster connection: a service-account token is
  * refused with a clear reason instead of failing signature checks against the provider.
  */
@@ -76,5 +84,6 @@ export function serviceAccountTokensForOidc (options: MixedTokenOptions): (token
     return refuseServiceAccountTokens()
   }
   options.logger.info({ cluster: connection.description }, 'tokens with a kubernetes.io claim are checked by TokenReview (namespace only, no roles or groups)')
+  if (options.audiences === undefined) warnUnboundAudience(options.logger, 'auth.service_account_audiences')
   return createServiceAccountTokenVerifier(connection, options)
 }

@@ -1,4 +1,4 @@
-import type { RoleBindingSourceOptions } from './role-binding-source.ts'
+import type { RoleSourceOptions } from './role-source.ts'
 
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
@@ -18,7 +18,7 @@ export interface KubernetesTuning {
    * `cluster_unavailable` with Retry-After instead of queueing without bound. Default 64.
    */
   readonly maxConcurrentReviews?: number
-  readonly informer?: Omit<RoleBindingSourceOptions, 'logger' | 'namespace' | 'requestTimeoutMs' | 'now'>
+  readonly informer?: Omit<RoleSourceOptions, 'logger' | 'namespace' | 'policy' | 'requestTimeoutMs' | 'now'>
   readonly now?: () => number
 }
 
