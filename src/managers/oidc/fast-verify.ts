@@ -174,7 +174,7 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   const second = token.indexOf('.', first + 1)
   if (second === token.length - 1) return undefined
 
-  const header = headerOf(token.slice(0, first))
+  const header = headerOf(token.slice(0, first), keys)
   if (header === undefined) return undefined
   const candidates = keys.get(header.kid)
   if (candidates === undefined) return UNKNOWN_KID
@@ -205,19 +205,20 @@ interface HeaderInfo { readonly alg: string, readonly kid: string, readonly rule
 /**
  * A provider signs every token with one of a few headers, so a decoded header is remembered by
  * its segment: most tokens then cost a map lookup instead of a base64 decode and a JSON parse.
- * Bounded in count and length (headers come from anyone); `null` remembers "jose must judge".
+ * Only well-formed headers naming a `kid` of the key set are remembered (a flood of random
+ * `kid`s cannot evict the provider's), bounded in count and length (headers come from anyone).
  */
-const headers = new Map<string, HeaderInfo | null>()
+const headers = new Map<string, HeaderInfo>()
 const HEADER_CACHE_ENTRIES = 64
 const HEADER_CACHE_MAX_LENGTH = 512
 
-function headerOf (segment: string): HeaderInfo | undefined {
+function headerOf (segment: string, keys: PreparedKeys): HeaderInfo | undefined {
   const known = headers.get(segment)
-  if (known !== undefined) return known ?? undefined
+  if (known !== undefined) return known
   const info = readHeader(segment)
-  if (segment.length <= HEADER_CACHE_MAX_LENGTH) {
+  if (info !== undefined && segment.length <= HEADER_CACHE_MAX_LENGTH && keys.has(info.kid)) {
     if (headers.size >= HEADER_CACHE_ENTRIES) headers.clear()
-    headers.set(segment, info ?? null)
+    headers.set(segment, info)
   }
   return info
 }

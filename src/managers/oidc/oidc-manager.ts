@@ -113,13 +113,14 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     return undefined
   }
 
-  /** `cacheKey`: where to remember the verdict, undefined for a token not worth remembering (yet). */
-  const admit = (cacheKey: string | undefined, payload: Record<string, unknown>, key: PreparedKey | undefined): Principal => {
+  /** `cacheKey`: where to remember the verdict; undefined for a token verified for the first time (recently), which is only marked. */
+  const admit = (token: string, cacheKey: string | undefined, payload: Record<string, unknown>, key: PreparedKey | undefined): Principal => {
     // JSON numbers such as 1e400 parse to Infinity, which passes every "exp > now" check.
     if (!Number.isFinite(payload.exp)) throw new AuthError('invalid_claims', 'the token\'s "exp" claim is not a finite number')
     const principal = principalFromClaims(payload, config.client_id)
     // Only verdicts tied to a known key are remembered: they die with the key or at `exp`.
-    if (cacheKey !== undefined && key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
+    if (cacheKey === undefined) cache.mark(token)
+    else if (key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
     return principal
   }
 
@@ -129,8 +130,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
    * jose must judge, service-account tokens) returns a promise.
    */
   const authenticate = (token: string): Principal | Promise<Principal> => {
-    // A token seen for the first time (recently) is neither hashed nor looked up nor stored.
-    const cacheKey = cache.see(token) ? cache.keyOf(token) : undefined
+    // A token not verified before (recently) is neither hashed nor looked up nor stored.
+    const cacheKey = cache.seen(token) ? cache.keyOf(token) : undefined
     if (cacheKey !== undefined) {
       const hit = cached(cacheKey)
       if (hit !== undefined) return hit
@@ -141,13 +142,13 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     if (keys !== undefined) {
       const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000), { shapeChecked: true })
       if (verdict !== undefined) {
-        if (verdict.ok) return admit(cacheKey, verdict.payload, verdict.key)
+        if (verdict.ok) return admit(token, cacheKey, verdict.payload, verdict.key)
         if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
         // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
         if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
       }
     }
-    return verifyWithJose(token).then(({ payload, key }) => admit(cacheKey, payload, key))
+    return verifyWithJose(token).then(({ payload, key }) => admit(token, cacheKey, payload, key))
   }
 
   return {

@@ -15,12 +15,12 @@ export interface VerifiedEntry {
 /** The verified-token cache of one OIDC manager. */
 export interface VerifiedCache {
   /**
-   * Whether `token` was seen recently (within about `maxEntries` distinct tokens), without
-   * marking it: only then can it be in the cache, and is it worth hashing to look it up.
+   * Whether `token` was verified recently (within about `maxEntries` distinct tokens): only
+   * then can it be in the cache, and is it worth hashing to look it up.
    */
   seen (token: string): boolean
-  /** Like {@link seen}, and marks `token` as seen: its next use will look in the cache. */
-  see (token: string): boolean
+  /** Notes that `token` was verified: its next use will look in the cache, and store its verdict. */
+  mark (token: string): void
   /** SHA-256 of the whole token: the cache key. */
   keyOf (token: string): string
   get (key: string): VerifiedEntry | undefined
@@ -38,8 +38,9 @@ const SEEN_BITS = 1 << 18
  * `expiresAt` and that `key` is still in the current set.
  *
  * Insert policy: a token is hashed, looked up and stored only from its second use within the
- * window of the last `maxEntries` distinct tokens (a "doorkeeper" bit filter, cleared when that
- * many tokens have been marked). A token used once, or again only after the cache would have
+ * window of the last `maxEntries` distinct verified tokens (a "doorkeeper" bit filter, marked on
+ * a successful verification and cleared when that many tokens have been marked; refused tokens
+ * never mark it). A token used once, or again only after the cache would have
  * evicted it anyway, costs neither a SHA-256 nor an LRU insert; a token in real use pays one
  * extra signature check, on its second request. The filter only decides whether to look: a
  * false "seen" costs a hash, never a verdict.
@@ -59,18 +60,17 @@ export function createVerifiedCache (maxEntries: number): VerifiedCache {
       const slot = slotOf(token)
       return (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0
     },
-    see (token) {
-      if (maxEntries <= 0) return false
+    mark (token) {
+      if (maxEntries <= 0) return
       const slot = slotOf(token)
       const word = slot >>> 5
       const bit = 1 << (slot & 31)
-      if ((bits[word]! & bit) !== 0) return true
+      if ((bits[word]! & bit) !== 0) return
       if (++marked > window) {
         bits.fill(0)
         marked = 1
       }
       bits[word] = bits[word]! | bit
-      return false
     },
     keyOf: (token) => {
       if (token !== lastToken) {
