@@ -1,10 +1,10 @@
 import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
-import type { AuthLogger } from '../logging.ts'
-import { decodeSegment } from '../managers/jwt-segments.ts'
-import { createAgents, httpGet, ProviderRequestError } from '../managers/oidc/http-get.ts'
+import type { AuthLogger } from '../base/logging.ts'
+import { decodeSegment } from '../base/jwt-segments.ts'
+import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
 import { TokenSourceError } from './errors.ts'
-import { httpPostForm } from './http-post.ts'
+import { httpPostForm } from '../base/http/http-post.ts'
 
 /** The client-credentials fields, all present (the client validator guarantees it). */
 export interface IdpCredentials {

@@ -32,4 +32,3 @@ function isFeatureStoreFile (value: unknown): value is FeatureStoreFile {
   return typeof value === 'object' && value !== null && typeof (value as { locate?: unknown }).locate === 'function' &&
     typeof (value as { data?: unknown }).data === 'object'
 }
-export { featureRegistryFromFeast } from './feature-registry.ts'

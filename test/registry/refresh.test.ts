@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { ConfigError } from '../../src/config/errors.ts'
-import type { AuthLogger } from '../../src/logging.ts'
+import type { AuthLogger } from '../../src/base/logging.ts'
 import { decide } from '../../src/permissions/decide.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import type { Resource } from '../../src/permissions/model.ts'
-import { createPrincipal } from '../../src/principal.ts'
+import { createPrincipal } from '../../src/base/principal.ts'
 import { loadRegistryFile, openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
-import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from './registry-builder.ts'
+import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 
 const { dir, cleanup } = tempDir()
 const opened: FeastRegistry[] = []

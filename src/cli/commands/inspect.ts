@@ -3,9 +3,9 @@ import { parseArgs } from 'node:util'
 import { setUpAuthz } from '../../adapters/setup.ts'
 import { authenticateRequest } from '../../adapters/authenticate-request.ts'
 import { ConfigError } from '../../config/errors.ts'
-import { createLogger } from '../../logging.ts'
-import { AuthError } from '../../managers/errors.ts'
-import { principalToJSON } from '../../principal.ts'
+import { createLogger } from '../../base/logging.ts'
+import { AuthError } from '../../base/errors.ts'
+import { principalToJSON } from '../../base/principal.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz inspect --config <feature_store.yaml> (--token <jwt> | --token-file <path>)

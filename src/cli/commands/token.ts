@@ -3,7 +3,7 @@ import { TokenSourceError } from '../../client/errors.ts'
 import { createTokenProvider } from '../../client/token-provider.ts'
 import { loadClientAuthConfig } from '../../client/validate.ts'
 import { ConfigError } from '../../config/errors.ts'
-import { createLogger } from '../../logging.ts'
+import { createLogger } from '../../base/logging.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz token --config <client feature_store.yaml> [--service-account-token-file <path>]

@@ -1,6 +1,6 @@
 import type http from 'node:http'
 import type https from 'node:https'
-import { httpGet, ProviderRequestError } from './http-get.ts'
+import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 /** The part of the provider's discovery document the server needs. */
 export interface DiscoveryDocument {

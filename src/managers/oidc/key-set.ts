@@ -2,10 +2,10 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWSHeader
 import type http from 'node:http'
 import type https from 'node:https'
 import { performance } from 'node:perf_hooks'
-import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../observability/channels.ts'
-import { AuthError } from '../errors.ts'
+import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../base/observability/channels.ts'
+import { AuthError } from '../../base/errors.ts'
 import { selectKeys, type IgnoredKey, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
-import { httpGet, ProviderRequestError } from './http-get.ts'
+import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 export interface KeySetOptions {
   readonly agents: { http: http.Agent, https: https.Agent }
