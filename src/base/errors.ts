@@ -27,16 +27,27 @@ export type AuthErrorCode =
  * server unreachable): an outage must never read as "bad token", nor as "allowed".
  */
 export class AuthError extends Error {
-  override readonly name = 'AuthError'
   readonly code: AuthErrorCode
   readonly status: 401 | 503
   /** Seconds a client should wait before retrying, for 503s. */
   readonly retryAfterSeconds: number | undefined
 
   constructor (code: AuthErrorCode, message: string, options: { cause?: unknown, retryAfterSeconds?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    const status = code === 'provider_unavailable' || code === 'cluster_unavailable' ? 503 : 401
+    // A 401 judges the caller's credential, on the hot path of every refused request: its stack
+    // would only name our own frames and cost microseconds to capture. Outages (503) keep theirs
+    // for the logs. The limit is restored at once; nothing else runs in between.
+    const limit = Error.stackTraceLimit
+    if (status === 401) Error.stackTraceLimit = 0
+    try {
+      super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    } finally {
+      Error.stackTraceLimit = limit
+    }
     this.code = code
-    this.status = code === 'provider_unavailable' || code === 'cluster_unavailable' ? 503 : 401
-    this.retryAfterSeconds = this.status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
+    this.status = status
+    this.retryAfterSeconds = status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
   }
 }
+
+Object.defineProperty(AuthError.prototype, 'name', { value: 'AuthError', writable: true, configurable: true })
