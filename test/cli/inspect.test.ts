@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { run } from '../../src/cli/commands/inspect.ts'
 import { runCli, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
@@ -10,7 +11,13 @@ const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
 const emptyDir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-empty-'))
 
-const inspect = async (...args: string[]): Promise<CliRun> => await runCli(['inspect', ...args])
+/** In process (spawning costs seconds a test); the tests of the working directory, environment and stdin spawn. */
+async function inspect (...args: string[]): Promise<CliRun> {
+  let stdout = ''
+  let stderr = ''
+  const code = await run(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
+  return { code, stdout, stderr }
+}
 
 let provider: TestProvider
 let configPath: string
