@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createLogger } from '../src/logging.ts'
+import { createLogger } from '../src/base/logging.ts'
 import { buildReferenceServer } from '../src/server/app.ts'
 import { loadYamlRegistryFile } from '../src/server/registry-yaml.ts'
 import { readFeatureStoreFile } from '../src/config/feature-store-file.ts'

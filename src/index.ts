@@ -9,16 +9,17 @@
 export { feastAuthz as default, feastAuthz, type FeastAuthzOptions, type FeastAuthzDecorator, type RouteAuthzConfig } from './adapters/fastify.ts'
 export type { FastifyPermissionSpec } from './adapters/fastify-permissions.ts'
 export type { PermissionSpec, ActionName, Resources } from './adapters/require-permission.ts'
-export type { AuthzOptions, PermissionSource } from './adapters/setup.ts'
+export type { AuthzOptions } from './adapters/setup.ts'
+export type { PermissionSource } from './permissions/source.ts'
 
 export { loadAuthConfig, type AuthConfig, type AuthType, type NoAuthConfig, type OidcAuthConfig, type OidcServerConfig, type KubernetesAuthConfig, type LoadOptions } from './config/auth-config.ts'
 export type { FeatureStoreSource } from './config/feature-store-file.ts'
 export { ConfigError } from './config/errors.ts'
 
-export { AuthError, type AuthErrorCode } from './managers/errors.ts'
+export { AuthError, type AuthErrorCode } from './base/errors.ts'
 export { createAuthManager } from './managers/create-manager.ts'
 export type { AuthManager, ManagerHealth } from './managers/types.ts'
-export { ANONYMOUS, type Principal, type AuthSource } from './principal.ts'
+export { ANONYMOUS, type Principal, type AuthSource } from './base/principal.ts'
 
 export {
   ACTIONS, ACTION_GROUPS, RESOURCE_TYPES, expandActions,
@@ -35,5 +36,5 @@ export {
 
 export { renderFeatureStore, kubernetesRbac, oidcRbac, type RenderOptions, type RenderedFeatureStore, type KubeObject, type KubernetesRbacOptions } from './operator/index.ts'
 
-export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './observability/channels.ts'
-export { feastAuthzRedactPaths, type AuthLogger } from './logging.ts'
+export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from './base/observability/channels.ts'
+export { feastAuthzLogSerializers, feastAuthzLoggerOptions, feastAuthzRedactPaths, type AuthLogger } from './base/logging.ts'

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { hasSingleAuthorizationHeader, readBearerToken } from '../http/bearer.ts'
-import { debugEnabled, type AuthLogger } from '../logging.ts'
-import { AuthError } from '../managers/errors.ts'
+import { hasSingleAuthorizationHeader, readBearerToken } from '../base/http/bearer.ts'
+import { debugEnabled, type AuthLogger } from '../base/logging.ts'
+import { AuthError } from '../base/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
-import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../observability/channels.ts'
-import { createLogThrottle } from '../observability/throttle.ts'
-import { ANONYMOUS, type Principal } from '../principal.ts'
+import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../base/observability/channels.ts'
+import { createLogThrottle } from '../base/observability/throttle.ts'
+import { ANONYMOUS, type Principal } from '../base/principal.ts'
 
 const outageThrottle = createLogThrottle()
 

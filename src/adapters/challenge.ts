@@ -1,4 +1,4 @@
-import { AuthError } from '../managers/errors.ts'
+import { AuthError } from '../base/errors.ts'
 
 /** What the framework adapters send when authentication fails: status, headers and a JSON body. */
 export interface Rejection {

@@ -5,16 +5,17 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { AuthType } from '../config/auth-config.ts'
-import { debugEnabled, type AuthLogger } from '../logging.ts'
-import { AuthError } from '../managers/errors.ts'
+import { debugEnabled, type AuthLogger } from '../base/logging.ts'
+import { AuthError } from '../base/errors.ts'
 import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
 import { loadPermissionsFile } from '../permissions/yaml.ts'
 import { ACTION_GROUPS, ACTIONS, expandActions, resourceLabel, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
-import { authorizeChannel, elapsedMs, type AuthorizeEvent } from '../observability/channels.ts'
-import { isIntraPrincipal } from '../intra/with-intra-identity.ts'
-import type { Principal } from '../principal.ts'
+import { authorizeChannel, elapsedMs, type AuthorizeEvent } from '../base/observability/channels.ts'
+import { isIntraPrincipal } from '../managers/intra/with-intra-identity.ts'
+import type { Principal } from '../base/principal.ts'
 import { forbidden, rejectionFor, type Rejection } from './challenge.ts'
-import type { AuthzOptions, PermissionSource } from './setup.ts'
+import type { AuthzOptions } from './setup.ts'
+import type { PermissionSource } from '../permissions/source.ts'
 
 /** An action or a group of actions (`READ`, `WRITE`, `CRUD`, `ALL_ACTIONS`). */
 export type ActionName = Action | ActionGroup

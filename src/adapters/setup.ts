@@ -1,10 +1,11 @@
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import type { FeatureStoreFile, FeatureStoreSource } from '../config/feature-store-file.ts'
-import { DEFAULT_MAX_TOKEN_LENGTH } from '../http/bearer.ts'
-import type { AuthLogger } from '../logging.ts'
+import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
+import type { AuthLogger } from '../base/logging.ts'
 import { createAuthManager, type ManagerOptions } from '../managers/create-manager.ts'
 import type { AuthManager } from '../managers/types.ts'
 import type { Permission } from '../permissions/model.ts'
+import type { PermissionSource } from '../permissions/source.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 
@@ -40,12 +41,6 @@ export interface AuthzOptions {
    * 5.6.3). Routes with `requirePermission` then check nothing but authentication.
    */
   readonly permissions?: readonly Permission[] | string | PermissionSource
-}
-
-/** Where permissions come from when they can change while the server runs (a registry). */
-export interface PermissionSource {
-  /** The permissions in force for `project` (the server's own project when undefined). */
-  permissionsFor (project?: string): readonly Permission[]
 }
 
 export interface AuthzSetup {

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino'
-import { feastAuthzRedactPaths } from '../logging.ts'
+import { feastAuthzRedactPaths } from '../base/logging.ts'
 import type { CliIo } from './io.ts'
 
 const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' }

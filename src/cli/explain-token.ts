@@ -1,5 +1,5 @@
 import type { AuthConfig } from '../config/auth-config.ts'
-import { decodeSegment } from '../managers/jwt-segments.ts'
+import { decodeSegment } from '../base/jwt-segments.ts'
 import { USERNAME_CLAIMS } from '../managers/oidc/claims.ts'
 
 /**

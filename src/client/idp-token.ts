@@ -1,10 +1,12 @@
 import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
-import type { AuthLogger } from '../logging.ts'
-import { decodeSegment } from '../managers/jwt-segments.ts'
-import { createAgents, httpGet, ProviderRequestError } from '../managers/oidc/http-get.ts'
+import type { AuthLogger } from '../base/logging.ts'
+import { decodeSegment } from '../base/jwt-segments.ts'
+import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
+import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
+import { urlForLog } from '../base/observability/log-safe-url.ts'
 import { TokenSourceError } from './errors.ts'
-import { httpPostForm } from './http-post.ts'
+import { httpPostForm } from '../base/http/http-post.ts'
 
 /** The client-credentials fields, all present (the client validator guarantees it). */
 export interface IdpCredentials {
@@ -57,8 +59,10 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   } catch (error) {
     throw new ConfigError(`cannot read the CA bundle: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { field: 'auth.ca_cert_path' }, error)
   }
+  const unencrypted = unencryptedDiscoveryWarning(credentials.auth_discovery_url)
+  if (unencrypted !== undefined) options.logger?.warn({ discovery: urlForLog(credentials.auth_discovery_url) }, unencrypted)
   if (!credentials.verify_ssl) {
-    options.logger?.warn({ discovery: credentials.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
+    options.logger?.warn({ discovery: urlForLog(credentials.auth_discovery_url) }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
   }
   const secrets = [credentials.client_secret, credentials.password].filter((value): value is string => value !== undefined && value !== '')
   let tokenEndpoint: string | undefined
@@ -70,10 +74,13 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     if (tokenEndpoint !== undefined) return tokenEndpoint
     const url = credentials.auth_discovery_url
     const response = await call(() => httpGet(url, { agents, signal: AbortSignal.timeout(timeoutMs) }))
-    if (response.status !== 200) throw new TokenSourceError('provider_unavailable', `discovery document ${url} answered HTTP ${response.status}`, { status: response.status })
-    const endpoint = (parseJson(response.body) as { token_endpoint?: unknown } | undefined)?.token_endpoint
-    if (typeof endpoint !== 'string' || !/^https?:\/\/[^/]/.test(endpoint)) {
-      throw new TokenSourceError('invalid_provider_response', `discovery document ${url} has no http(s) token_endpoint`)
+    if (response.status !== 200) throw new TokenSourceError('provider_unavailable', `discovery document ${urlForLog(url)} answered HTTP ${response.status}`, { status: response.status })
+    let endpoint: string
+    try {
+      endpoint = parseDiscoveryDocument(response.body, url, 'token_endpoint').token_endpoint
+    } catch (error) {
+      if (error instanceof DiscoveryDocumentError) throw new TokenSourceError('invalid_provider_response', error.message, { cause: error })
+      throw error
     }
     tokenEndpoint = endpoint
     return endpoint
@@ -98,17 +105,17 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
       // 5xx: the provider is in trouble, not our credentials.
       throw new TokenSourceError(
         response.status >= 500 ? 'provider_unavailable' : 'provider_rejected',
-        `token endpoint ${where(endpoint)} answered HTTP ${response.status}${oauthError === undefined ? '' : ` ${oauthError}`}${description}`,
+        `token endpoint ${urlForLog(endpoint)} answered HTTP ${response.status}${oauthError === undefined ? '' : ` ${oauthError}`}${description}`,
         { status: response.status, oauthError }
       )
     }
     const token = body?.access_token
     if (typeof token !== 'string' || token === '') {
-      throw new TokenSourceError('invalid_provider_response', `token endpoint ${where(endpoint)} answered 200 without an access_token`)
+      throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} answered 200 without an access_token`)
     }
     const type = body?.token_type
     if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
-      throw new TokenSourceError('invalid_provider_response', `token endpoint ${where(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
+      throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
     }
     const expiresAt = expiryOf(token, body?.expires_in, now())
     if (expiresAt !== undefined) cached = { token, expiresAt }
@@ -169,11 +176,6 @@ function parseJson (body: Buffer): unknown {
   } catch {
     return undefined
   }
-}
-
-function where (url: string): string {
-  const target = new URL(url)
-  return `${target.origin}${target.pathname}`
 }
 
 // A provider may echo what it received; never let a secret through into a message.

@@ -1,7 +1,7 @@
 import { isOidcServerConfig, type AuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
-import type { AuthLogger } from '../logging.ts'
-import { withIntraIdentity } from '../intra/with-intra-identity.ts'
+import type { AuthLogger } from '../base/logging.ts'
+import { withIntraIdentity } from './intra/with-intra-identity.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from './kubernetes/kubernetes-manager.ts'
 import { serviceAccountTokensForOidc } from './kubernetes/service-account-tokens.ts'
 import { createNoAuthManager } from './no-auth.ts'
@@ -18,7 +18,7 @@ export interface ManagerOptions {
 
 /** Builds the one manager a server uses, from a validated `auth` section. */
 export function createAuthManager (config: AuthConfig, options: ManagerOptions): AuthManager {
-  // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/intra.
+  // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/managers/intra/with-intra-identity.ts.
   return withIntraIdentity(buildManager(config, options), { logger: options.logger })
 }
 

@@ -1,5 +1,5 @@
-import type { AuthLogger } from '../logging.ts'
-import { ANONYMOUS, type Principal } from '../principal.ts'
+import type { AuthLogger } from '../base/logging.ts'
+import { ANONYMOUS, type Principal } from '../base/principal.ts'
 import type { AuthManager } from './types.ts'
 
 /** `no_auth`: every request is the anonymous principal and every route is open. */

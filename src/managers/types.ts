@@ -1,5 +1,5 @@
 import type { AuthType } from '../config/auth-config.ts'
-import type { Principal } from '../principal.ts'
+import type { Principal } from '../base/principal.ts'
 
 /** Readiness of a manager's dependencies, for health endpoints. */
 export interface ManagerHealth {

@@ -1,4 +1,5 @@
 import { compile } from './compiled.ts'
+import type { NamePattern } from './name-pattern.ts'
 import { resourceLabel, type Action, type Permission, type Resource } from './model.ts'
 import { policyGrants, type PolicySubject } from './policy.ts'
 
@@ -116,8 +117,8 @@ function judge (permission: Permission, principal: PolicySubject, resource: Reso
     : { permission: permission.name, applied, unmatched, policyGranted, missing: compiled.requirement }
 }
 
-function matchesAny (patterns: readonly RegExp[], name: string): boolean {
-  for (const pattern of patterns) if (pattern.test(name)) return true
+function matchesAny (patterns: readonly NamePattern[], name: string): boolean {
+  for (const pattern of patterns) if (pattern.matches(name)) return true
   return false
 }
 

@@ -1,5 +1,6 @@
 import { describeValue } from '../config/errors.ts'
-import { compile, compilePattern } from './compiled.ts'
+import { compile } from './compiled.ts'
+import { compileNamePattern } from './name-pattern.ts'
 import { PermissionError } from './errors.ts'
 import { didYouMean } from '../config/did-you-mean.ts'
 import {
@@ -129,7 +130,7 @@ function normalisePatterns (value: unknown, field: string, fail: Fail): readonly
     if (typeof pattern !== 'string') return fail(`${field}[${i}]`, `expected a regular expression string, got ${describeValue(pattern)}`)
     const trimmed = pattern.trim()
     try {
-      compilePattern(trimmed)
+      compileNamePattern(trimmed)
     } catch (error) {
       fail(`${field}[${i}]`, error instanceof PermissionError ? error.reason : String(error), error)
     }

@@ -7,6 +7,8 @@ export interface PermissionErrorDetails {
   readonly index?: number | undefined
   /** The permission's name, when it has a usable one. */
   readonly permission?: string | undefined
+  /** The Feast project the permission belongs to, when it came from a registry. */
+  readonly project?: string | undefined
   /** The offending field, in Feast's snake_case (`actions`, `policy.role_based_policy.roles`). */
   readonly field?: string | undefined
 }
@@ -44,6 +46,7 @@ function prefix (details: PermissionErrorDetails): string {
   const which = details.index === undefined && details.permission === undefined
     ? ''
     : `permission${details.index === undefined ? '' : ` [${details.index}]`}${details.permission === undefined ? '' : ` ${JSON.stringify(details.permission)}`}: `
+  const project = details.project === undefined ? '' : `project ${JSON.stringify(details.project)}: `
   const field = details.field === undefined ? '' : `${details.field}: `
-  return `${where}${which}${field}`
+  return `${where}${project}${which}${field}`
 }

@@ -1,6 +1,6 @@
 import { PermissionError } from './errors.ts'
 import type { Policy } from './model.ts'
-import type { Principal } from '../principal.ts'
+import type { Principal } from '../base/principal.ts'
 import { describeValue } from '../config/errors.ts'
 
 /** What a policy looks at: the principal's lists (its username and source play no part). */

@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync, type Stats } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
-import type { PermissionSource } from '../adapters/setup.ts'
+import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeReadError } from '../config/read-text-file.ts'
-import { silentLogger, type AuthLogger } from '../logging.ts'
+import { silentLogger, type AuthLogger } from '../base/logging.ts'
 import { permission } from '../permissions/define.ts'
 import type { Permission, ResourceType } from '../permissions/model.ts'
 import { roleBasedPolicy } from '../permissions/policy.ts'
 import { DEFAULT_CACHE_TTL_SECONDS } from './config.ts'
-import { decodeRegistry } from './decode.ts'
+import { DEFAULT_MAX_DECODED_BYTES, decodeRegistrySteps, DecodeBudgetError, RegistryDecodeError } from './decode.ts'
 import type { FeatureViewResource, RegistryResource } from './resources.ts'
-import { buildSnapshot, findFeatureView, pushTargets, type RegistryProject, type RegistrySnapshot } from './snapshot.ts'
+import { findFeatureView, pushTargets, snapshotSteps, type RegistryProject, type RegistrySnapshot } from './snapshot.ts'
+import { runSliced, runToEnd } from './steps.ts'
 
 /** Options of {@link openFeastRegistry}: which file, which project, how it is watched. */
 export interface FeastRegistryOptions {
@@ -27,6 +28,11 @@ export interface FeastRegistryOptions {
   readonly logger?: AuthLogger
   /** Largest registry file accepted. Default 64 MiB. */
   readonly maxBytes?: number
+  /**
+   * Memory budget of one decode: a registry whose decoded form would take more (estimated as it
+   * is decoded) is refused before the process runs out of memory. Default 512 MiB.
+   */
+  readonly maxDecodedBytes?: number
 }
 
 /** What a refresh did. */
@@ -65,6 +71,9 @@ export interface FeastRegistry extends PermissionSource {
 
 const DEFAULT_POLL_MS = 1000
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+/** A reload works in slices of this many milliseconds, so requests never wait long behind it. */
+const RELOAD_SLICE_MS = 10
+const HASH_CHUNK_BYTES = 1024 * 1024
 const READ_ATTEMPTS = 3
 
 /**
@@ -101,11 +110,12 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
   const { path, project: home } = options
   const logger = options.logger ?? silentLogger
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  const limits = { maxDecodedBytes: options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES }
   const ttlMs = (options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000
   const pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS
 
   const first = readStable(path, maxBytes)
-  let current = loadSnapshot(first.bytes, path, home, undefined)
+  let current = runToEnd(loadSteps(first.bytes, path, home, undefined, limits))
   let signature = first.signature
   let digest = digestOf(first.bytes)
   let lastReadAt = Date.now()
@@ -126,9 +136,10 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
         return 'unchanged' // still being written: the next check reads it again
       }
       lastReadAt = Date.now()
-      const nextDigest = digestOf(bytes)
+      const nextDigest = await runSliced(digestSteps(bytes), RELOAD_SLICE_MS)
       if (nextDigest === digest) { signature = seen; return 'unchanged' }
-      const next = loadSnapshot(bytes, path, home, current)
+      // Decoded and indexed in slices: requests keep being served with the version in force meanwhile.
+      const next = await runSliced(loadSteps(bytes, path, home, current, limits), RELOAD_SLICE_MS)
       current = next
       signature = seen
       digest = nextDigest
@@ -193,21 +204,29 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
  * Reads, decodes and checks a registry file once (no watching): what `feast-authz registry show`
  * prints. Throws a ConfigError naming the file and the problem.
  */
-export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES): RegistrySnapshot {
-  return loadSnapshot(readStable(path, maxBytes).bytes, path, project, undefined)
+export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES, maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES): RegistrySnapshot {
+  return runToEnd(loadSteps(readStable(path, maxBytes).bytes, path, project, undefined, { maxDecodedBytes }))
 }
 
-function loadSnapshot (bytes: Uint8Array, path: string, home: string, previous: RegistrySnapshot | undefined): RegistrySnapshot {
+function * loadSteps (bytes: Uint8Array, path: string, home: string, previous: RegistrySnapshot | undefined, limits: { maxDecodedBytes: number }): Generator<void, RegistrySnapshot> {
   let snapshot: RegistrySnapshot
+  let legacy = false
   try {
-    snapshot = buildSnapshot(decodeRegistry(bytes), path)
+    const message = yield * decodeRegistrySteps(bytes, limits)
+    legacy = (message.projects?.length ?? 0) === 0 && (message.project_metadata?.length ?? 0) > 0
+    snapshot = yield * snapshotSteps(message, path)
   } catch (error) {
-    throw new ConfigError(`cannot use the Feast registry: ${(error as Error).message}`, { source: path }, error)
+    const reason = error instanceof DecodeBudgetError
+      ? `the registry is too large to decode: ${error.message}`
+      : error instanceof RegistryDecodeError ? `not a serialized feast.core.Registry (${error.message})` : (error as Error).message
+    throw new ConfigError(`cannot use the Feast registry: ${reason}`, { source: path }, error)
   }
   if (!snapshot.projectNames.includes(home)) {
-    const problem = snapshot.projectNames.length === 0
-      ? 'the registry lists no projects (Feast writes its project list last, so a file cut short looks like this; so does one written by Feast older than 0.41)'
-      : `the registry has no project ${JSON.stringify(home)} (it has ${snapshot.projectNames.map((name) => JSON.stringify(name)).join(', ')}); check \`project\` in feature_store.yaml`
+    const problem = legacy
+      ? 'the registry has no project list, only the project_metadata of Feast older than 0.41; feast-authz does not read that (a current file cut short looks the same, see docs/registry.md): run `feast apply` with Feast 0.41 or newer, which writes the project list'
+      : snapshot.projectNames.length === 0
+        ? 'the registry lists no projects (Feast writes its project list last, so a file cut short looks like this; so does one written by Feast older than 0.41)'
+        : `the registry has no project ${JSON.stringify(home)} (it has ${snapshot.projectNames.map((name) => JSON.stringify(name)).join(', ')}); check \`project\` in feature_store.yaml`
     throw new ConfigError(`cannot use the Feast registry: ${problem}`, { source: path })
   }
   if (previous !== undefined) {
@@ -247,5 +266,14 @@ function signatureOf (stats: Stats): string {
 }
 
 function digestOf (bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
+  return runToEnd(digestSteps(bytes))
+}
+
+function * digestSteps (bytes: Uint8Array): Generator<void, string> {
+  const hash = createHash('sha256')
+  for (let at = 0; at < bytes.length; at += HASH_CHUNK_BYTES) {
+    hash.update(bytes.subarray(at, at + HASH_CHUNK_BYTES))
+    yield
+  }
+  return hash.digest('hex')
 }

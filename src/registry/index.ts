@@ -6,10 +6,10 @@ export { DEFAULT_CACHE_TTL_SECONDS, readRegistrySetting, type RegistrySetting } 
 export { loadRegistryFile, openFeastRegistry, UNKNOWN_PROJECT_PERMISSIONS, type FeastRegistry, type FeastRegistryOptions, type RefreshOutcome } from './feast-registry.ts'
 export type { ProjectPermission } from './permissions.ts'
 export type {
-  DataSourceResource, EntityResource, FeatureServiceResource, FeatureViewProjection, FeatureViewResource, PermissionResource,
-  ProjectResource, RegistryResource, SavedDatasetResource, ValidationReferenceResource
+  DataSourceResource, EntityResource, FeatureServiceResource, FeatureViewProjection, FeatureViewResource, FeatureViewType, LabelViewResource,
+  PermissionResource, ProjectResource, RegistryResource, SavedDatasetResource, ValidationReferenceResource
 } from './resources.ts'
-export { encodeRegistry } from './schema.ts'
+export { encodeRegistry } from './encode.ts'
 export type { RegistryProject, RegistrySnapshot } from './snapshot.ts'
 
 /**
@@ -32,4 +32,3 @@ function isFeatureStoreFile (value: unknown): value is FeatureStoreFile {
   return typeof value === 'object' && value !== null && typeof (value as { locate?: unknown }).locate === 'function' &&
     typeof (value as { data?: unknown }).data === 'object'
 }
-export { featureRegistryFromFeast } from './feature-registry.ts'

@@ -1,9 +1,8 @@
 import { buildPermission, type FieldNames } from '../permissions/define.ts'
-import { PermissionError } from '../permissions/errors.ts'
+import { PermissionError, type PermissionErrorDetails } from '../permissions/errors.ts'
 import type { Action, Permission, Policy, ResourceType } from '../permissions/model.ts'
 import { combinedGroupNamespacePolicy, groupBasedPolicy, namespaceBasedPolicy, roleBasedPolicy } from '../permissions/policy.ts'
-import type { PermissionMessage, PolicyMessage } from './decode.ts'
-import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS } from './schema.ts'
+import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS, POLICY_ONEOF, type Message } from './schema.ts'
 
 /** A permission of the registry and the project it belongs to. */
 export interface ProjectPermission {
@@ -29,22 +28,22 @@ const PROTO_FIELDS: FieldNames = {
  * - a name pattern that is not a valid regular expression.
  * An empty `types` list means every type, as in Feast.
  */
-export function permissionFromMessage (message: PermissionMessage, index: number): ProjectPermission {
+export function permissionFromMessage (message: Message<'Permission'>, index: number): ProjectPermission {
   const spec = message.spec ?? {}
   const name = spec.name ?? ''
-  const where = { index, ...(name === '' ? {} : { permission: name }) }
+  const project = spec.project ?? ''
+  // Named like the YAML loader's errors, with the project in front: `project "demo": permission [3] "readers": actions: ...`.
+  const where = { index, ...(name === '' ? {} : { permission: name }), ...(project === '' ? {} : { project }) }
   const fail = (field: string, reason: string): never => { throw new PermissionError(reason, { ...where, field }) }
   if (name.trim() === '') fail('name', 'the permission has no name')
-  const project = spec.project ?? ''
   if (project === '') fail('project', 'the permission names no project')
 
-  const types = (spec.types ?? []).map((value, i): ResourceType => PERMISSION_TYPE_NUMBERS[value] ?? fail(`types[${i}]`, `unknown resource type number ${value} (this version knows 0..${PERMISSION_TYPE_NUMBERS.length - 1}: ${PERMISSION_TYPE_NUMBERS.join(', ')})`))
-  const actionList = spec.actions ?? []
-  if (actionList.length === 0) fail('actions', 'the permission lists no actions (Feast refuses such a permission too)')
-  const actions = actionList.map((value, i): Action => ACTION_NUMBERS[value] ?? fail(`actions[${i}]`, `unknown action number ${value} (this version knows 0..${ACTION_NUMBERS.length - 1}: ${ACTION_NUMBERS.join(', ')})`))
-  const policy = policyFromMessage(spec.policy) ?? fail('policy', 'the policy is empty (Feast stores AllowAll this way and cannot load it back either); use a role, group or namespace policy')
-
   try {
+    const types = (spec.types ?? []).map((value, i): ResourceType => PERMISSION_TYPE_NUMBERS[value] ?? fail(`types[${i}]`, `unknown resource type number ${value} (this version knows 0..${PERMISSION_TYPE_NUMBERS.length - 1}: ${PERMISSION_TYPE_NUMBERS.join(', ')})`))
+    const actionList = spec.actions ?? []
+    if (actionList.length === 0) fail('actions', 'the permission lists no actions (Feast refuses such a permission too)')
+    const actions = actionList.map((value, i): Action => ACTION_NUMBERS[value] ?? fail(`actions[${i}]`, `unknown action number ${value} (this version knows 0..${ACTION_NUMBERS.length - 1}: ${ACTION_NUMBERS.join(', ')})`))
+    const policy = policyOf(spec.policy, where) ?? fail('policy', 'the policy is empty (Feast stores AllowAll this way and cannot load it back either); use a role, group or namespace policy')
     const permission = buildPermission({
       name,
       types,
@@ -58,11 +57,25 @@ export function permissionFromMessage (message: PermissionMessage, index: number
     return Object.freeze({ project, permission })
   } catch (error) {
     if (!(error instanceof PermissionError)) throw error
+    if (error.index === index) throw error
+    // Thrown by buildPermission, which knows neither the permission's index nor its project.
     throw new PermissionError(error.reason, { ...where, field: error.field }, error)
   }
 }
 
-function policyFromMessage (policy: PolicyMessage | undefined): Policy | undefined {
+/** The policy of the message; the policy constructors' errors, named with the policy's proto path. */
+function policyOf (policy: Message<'Policy'> | undefined, where: PermissionErrorDetails): Policy | undefined {
+  try {
+    return policyFromMessage(policy)
+  } catch (error) {
+    if (!(error instanceof PermissionError)) throw error
+    const arm = policy === undefined ? undefined : POLICY_ONEOF.find((key) => policy[key] !== undefined)
+    const field = ['policy', arm, error.field].filter((part) => part !== undefined).join('.')
+    throw new PermissionError(error.reason, { ...where, field }, error)
+  }
+}
+
+function policyFromMessage (policy: Message<'Policy'> | undefined): Policy | undefined {
   if (policy === undefined) return undefined
   if (policy.role_based_policy !== undefined) return roleBasedPolicy([...(policy.role_based_policy.roles ?? [])])
   if (policy.group_based_policy !== undefined) return groupBasedPolicy([...(policy.group_based_policy.groups ?? [])])

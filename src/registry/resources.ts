@@ -1,9 +1,8 @@
 import type { Resource, ResourceType } from '../permissions/model.ts'
-import type {
-  DataSourceMessage, EntityMessage, FeatureServiceMessage, FeatureSpecMessage, FeatureViewMessage, OnDemandFeatureViewMessage,
-  PermissionMessage, ProjectMessage, RegistryMessage, SavedDatasetMessage, Tags, ValidationReferenceMessage
-} from './decode.ts'
-import { PUSH_SOURCE_TYPE } from './schema.ts'
+import { PUSH_SOURCE_TYPE, type Message, type RegistryMessage, type Tags } from './schema.ts'
+
+type DataSourceMessage = Message<'DataSource'>
+type FeatureSpecMessage = Message<'FeatureSpecV2'>
 
 /** What every object of a registry carries, on top of the permission model's `Resource`. */
 interface RegistryObject<T extends ResourceType> extends Resource {
@@ -14,8 +13,14 @@ interface RegistryObject<T extends ResourceType> extends Resource {
   readonly owner?: string
 }
 
-/** A feature view, stream feature view or on-demand feature view. */
-export interface FeatureViewResource extends RegistryObject<'FeatureView' | 'StreamFeatureView' | 'OnDemandFeatureView'> {
+/** The resource types of the feature views a server reads from (and materializes). */
+export type FeatureViewType = 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView' | 'OnDemandFeatureView'
+
+/**
+ * A feature view, batch feature view (a feature view with a transformation, as Feast loads it),
+ * stream feature view or on-demand feature view.
+ */
+export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly features: readonly string[]
   readonly entities: readonly string[]
   /** Name of the batch (offline) source. */
@@ -26,6 +31,20 @@ export interface FeatureViewResource extends RegistryObject<'FeatureView' | 'Str
   readonly pushSource?: string
   /** On-demand feature views: names of the sources (feature views and request sources) they read. */
   readonly sources?: readonly string[]
+  /** Feature, batch and stream views: Feast's `online` (served from the online store). */
+  readonly online?: boolean
+  /** Feast's `disabled` (its `enabled` is `not disabled`); absent when false. */
+  readonly disabled?: boolean
+  /** On-demand views: Feast's `write_to_online_store` (transform on write, materialized). */
+  readonly writeToOnlineStore?: boolean
+}
+
+/** A label view (Feast >= 0.64): labels for the entities of a feature view. */
+export interface LabelViewResource extends RegistryObject<'LabelView'> {
+  readonly features: readonly string[]
+  readonly entities: readonly string[]
+  /** Name of its data source. */
+  readonly source?: string
   readonly online?: boolean
 }
 
@@ -59,6 +78,7 @@ export interface SavedDatasetResource extends RegistryObject<'SavedDataset'> {
   readonly featureService?: string
 }
 
+/** A validation reference (`ValidationProfile.proto`): a profile of a saved dataset. */
 export interface ValidationReferenceResource extends RegistryObject<'ValidationReference'> {
   readonly referenceDataset?: string
 }
@@ -68,32 +88,44 @@ export type PermissionResource = RegistryObject<'Permission'>
 
 /** Any object of a registry, as a resource permissions are checked against. */
 export type RegistryResource =
-  | FeatureViewResource | FeatureServiceResource | EntityResource | DataSourceResource
+  | FeatureViewResource | LabelViewResource | FeatureServiceResource | EntityResource | DataSourceResource
   | SavedDatasetResource | ValidationReferenceResource | ProjectResource | PermissionResource
 
 const NO_TAGS: Tags = Object.freeze(Object.create(null) as Record<string, string>)
 
 /**
  * The resources of a decoded registry, in registry order by kind: projects, entities, data
- * sources, feature views, stream feature views, on-demand feature views, feature services,
- * saved datasets, validation references, permissions. Objects without a name or a project
- * (which Feast never writes) are left out: they could not be asked for anyway.
+ * sources, feature views (batch ones included), stream feature views, on-demand feature views,
+ * label views, feature services, saved datasets, validation references, permissions. Objects
+ * without a name or a project (which Feast never writes) are left out: they could not be asked
+ * for anyway. A generator that yields now and then, so a large registry can be spread over
+ * several event-loop turns; its return value is the list.
  */
-export function resourcesOf (registry: RegistryMessage): RegistryResource[] {
+export function * resourceSteps (registry: RegistryMessage): Generator<void, RegistryResource[]> {
   const out: RegistryResource[] = []
-  const add = (resource: RegistryResource | undefined): void => { if (resource !== undefined) out.push(Object.freeze(resource)) }
-  for (const message of registry.projects ?? []) add(project(message))
-  for (const message of registry.entities ?? []) add(entity(message))
-  for (const message of registry.data_sources ?? []) add(dataSource(message))
-  for (const message of registry.feature_views ?? []) add(featureView(message, 'FeatureView'))
-  for (const message of registry.stream_feature_views ?? []) add(featureView(message, 'StreamFeatureView'))
-  for (const message of registry.on_demand_feature_views ?? []) add(onDemandFeatureView(message))
-  for (const message of registry.feature_services ?? []) add(featureService(message))
-  for (const message of registry.saved_datasets ?? []) add(savedDataset(message))
-  for (const message of registry.validation_references ?? []) add(validationReference(message))
-  for (const message of registry.permissions ?? []) add(permissionResource(message))
+  let count = 0
+  function * each<M> (messages: readonly M[] | undefined, read: (message: M) => RegistryResource | undefined): Generator<void, void> {
+    for (const message of messages ?? []) {
+      const resource = read(message)
+      if (resource !== undefined) out.push(Object.freeze(resource))
+      if (++count % RESOURCES_PER_STEP === 0) yield
+    }
+  }
+  yield * each(registry.projects, project)
+  yield * each(registry.entities, entity)
+  yield * each(registry.data_sources, dataSource)
+  yield * each(registry.feature_views, featureView)
+  yield * each(registry.stream_feature_views, streamFeatureView)
+  yield * each(registry.on_demand_feature_views, onDemandFeatureView)
+  yield * each(registry.label_views, labelView)
+  yield * each(registry.feature_services, featureService)
+  yield * each(registry.saved_datasets, savedDataset)
+  yield * each(registry.validation_references, validationReference)
+  yield * each(registry.permissions, permissionResource)
   return out
 }
+
+const RESOURCES_PER_STEP = 512
 
 function base<T extends ResourceType> (type: T, name: string | undefined, project: string | undefined, tags: Tags | undefined, description?: string, owner?: string): RegistryObject<T> | undefined {
   if (name === undefined || name === '' || project === undefined || project === '') return undefined
@@ -107,14 +139,14 @@ function base<T extends ResourceType> (type: T, name: string | undefined, projec
   }
 }
 
-function project (message: ProjectMessage): ProjectResource | undefined {
+function project (message: Message<'Project'>): ProjectResource | undefined {
   const spec = message.spec
   return base('Project', spec?.name, spec?.name, spec?.tags, spec?.description, spec?.owner)
 }
 
-function entity (message: EntityMessage): EntityResource | undefined {
+function entity (message: Message<'Entity'>): EntityResource | undefined {
   const spec = message.spec
-  const common = base('Entity', spec?.name, nonEmpty(spec?.project) ?? message.project, spec?.tags, spec?.description)
+  const common = base('Entity', spec?.name, nonEmpty(spec?.project) ?? message.project, spec?.tags, spec?.description, spec?.owner)
   return common === undefined ? undefined : { ...common, ...optional('joinKey', spec?.join_key) }
 }
 
@@ -129,10 +161,21 @@ function dataSource (message: DataSourceMessage): DataSourceResource | undefined
   }
 }
 
-function featureView (message: FeatureViewMessage, type: 'FeatureView' | 'StreamFeatureView'): FeatureViewResource | undefined {
+/** Feast (>= 0.55) loads a feature view whose spec has a transformation as a BatchFeatureView. */
+function featureView (message: Message<'FeatureView'>): FeatureViewResource | undefined {
   const spec = message.spec
-  const common = base(type, spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
-  if (common === undefined || spec === undefined) return undefined
+  if (spec === undefined) return undefined
+  return viewOf(spec.feature_transformation === undefined ? 'FeatureView' : 'BatchFeatureView', spec)
+}
+
+function streamFeatureView (message: Message<'StreamFeatureView'>): FeatureViewResource | undefined {
+  const spec = message.spec
+  return spec === undefined ? undefined : viewOf('StreamFeatureView', spec)
+}
+
+function viewOf (type: 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView', spec: Message<'FeatureViewSpec'> | Message<'StreamFeatureViewSpec'>): FeatureViewResource | undefined {
+  const common = base(type, spec.name, spec.project, spec.tags, spec.description, spec.owner)
+  if (common === undefined) return undefined
   const stream = spec.stream_source
   return {
     ...common,
@@ -141,11 +184,12 @@ function featureView (message: FeatureViewMessage, type: 'FeatureView' | 'Stream
     ...optional('batchSource', spec.batch_source?.name),
     ...optional('streamSource', stream?.name),
     ...(stream !== undefined && isPushSource(stream) ? optional('pushSource', stream.name) : {}),
-    online: spec.online ?? false
+    online: spec.online ?? false,
+    ...flag('disabled', spec.disabled)
   }
 }
 
-function onDemandFeatureView (message: OnDemandFeatureViewMessage): FeatureViewResource | undefined {
+function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureViewResource | undefined {
   const spec = message.spec
   const common = base('OnDemandFeatureView', spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
   if (common === undefined || spec === undefined) return undefined
@@ -153,13 +197,28 @@ function onDemandFeatureView (message: OnDemandFeatureViewMessage): FeatureViewR
     ...common,
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
-    sources: Object.freeze(Object.keys(spec.sources ?? {}))
+    sources: Object.freeze(Object.keys(spec.sources ?? {})),
+    writeToOnlineStore: spec.write_to_online_store ?? false,
+    ...flag('disabled', spec.disabled)
   }
 }
 
-function featureService (message: FeatureServiceMessage): FeatureServiceResource | undefined {
+function labelView (message: Message<'LabelView'>): LabelViewResource | undefined {
   const spec = message.spec
-  const common = base('FeatureService', spec?.name, spec?.project, spec?.tags, spec?.description)
+  const common = base('LabelView', spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
+  if (common === undefined || spec === undefined) return undefined
+  return {
+    ...common,
+    features: names(spec.features),
+    entities: Object.freeze([...(spec.entities ?? [])]),
+    ...optional('source', spec.source?.name),
+    online: spec.online ?? false
+  }
+}
+
+function featureService (message: Message<'FeatureService'>): FeatureServiceResource | undefined {
+  const spec = message.spec
+  const common = base('FeatureService', spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
   if (common === undefined || spec === undefined) return undefined
   const projections = (spec.features ?? []).map((projection) => Object.freeze({
     featureView: projection.feature_view_name ?? '',
@@ -169,19 +228,19 @@ function featureService (message: FeatureServiceMessage): FeatureServiceResource
   return { ...common, projections: Object.freeze(projections) }
 }
 
-function savedDataset (message: SavedDatasetMessage): SavedDatasetResource | undefined {
+function savedDataset (message: Message<'SavedDataset'>): SavedDatasetResource | undefined {
   const spec = message.spec
-  const common = base('SavedDataset', spec?.name, spec?.project, spec?.tags)
+  const common = base('SavedDataset', spec?.name, spec?.project, spec?.tags, spec?.description)
   if (common === undefined || spec === undefined) return undefined
   return { ...common, features: Object.freeze([...(spec.features ?? [])]), ...optional('featureService', spec.feature_service_name) }
 }
 
-function validationReference (message: ValidationReferenceMessage): ValidationReferenceResource | undefined {
-  const common = base('ValidationReference', message.name, message.project, message.tags)
+function validationReference (message: Message<'ValidationReference'>): ValidationReferenceResource | undefined {
+  const common = base('ValidationReference', message.name, message.project, message.tags, message.description)
   return common === undefined ? undefined : { ...common, ...optional('referenceDataset', message.reference_dataset_name) }
 }
 
-function permissionResource (message: PermissionMessage): PermissionResource | undefined {
+function permissionResource (message: Message<'Permission'>): PermissionResource | undefined {
   const spec = message.spec
   return base('Permission', spec?.name, spec?.project, spec?.tags)
 }
@@ -203,6 +262,10 @@ function tagsOf (tags: Tags | undefined): Tags {
 
 function nonEmpty (value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value
+}
+
+function flag<K extends string> (key: K, value: boolean | undefined): { [P in K]?: boolean } {
+  return (value === true ? { [key]: true } : {}) as { [P in K]?: boolean }
 }
 
 function optional<K extends string> (key: K, value: string | undefined): { [P in K]?: string } {

@@ -1,7 +1,8 @@
 import type { Permission, ResourceType } from '../permissions/model.ts'
-import type { RegistryMessage } from './decode.ts'
 import { permissionFromMessage, type ProjectPermission } from './permissions.ts'
-import { resourcesOf, type FeatureViewResource, type RegistryResource } from './resources.ts'
+import { resourceSteps, type FeatureViewResource, type RegistryResource } from './resources.ts'
+import type { RegistryMessage } from './schema.ts'
+import { runToEnd } from './steps.ts'
 
 /** One project of a registry: its permissions (in registry order) and its resources. */
 export interface RegistryProject {
@@ -30,26 +31,48 @@ export interface RegistrySnapshot {
 }
 
 /**
- * Indexes a decoded registry. Throws (a PermissionError) when a permission is invalid: a
- * registry whose permissions cannot all be enforced is refused as a whole, never partly used.
+ * Indexes a decoded registry, in one pass over its objects (linear in their number). Throws (a
+ * PermissionError) when a permission is invalid: a registry whose permissions cannot all be
+ * enforced is refused as a whole, never partly used. A generator that yields now and then (see
+ * `decodeRegistrySteps`); its return value is the snapshot.
  */
-export function buildSnapshot (message: RegistryMessage, path: string): RegistrySnapshot {
-  const permissions = Object.freeze((message.permissions ?? []).map((permission, i) => permissionFromMessage(permission, i)))
-  const resources = Object.freeze(resourcesOf(message))
-  const projectNames = Object.freeze(resources.filter((resource) => resource.type === 'Project').map((resource) => resource.name))
+export function * snapshotSteps (message: RegistryMessage, path: string): Generator<void, RegistrySnapshot> {
+  const permissions: ProjectPermission[] = []
+  const messages = message.permissions ?? []
+  for (let i = 0; i < messages.length; i++) {
+    permissions.push(permissionFromMessage(messages[i] ?? {}, i))
+    if (i % PERMISSIONS_PER_STEP === PERMISSIONS_PER_STEP - 1) yield
+  }
+  const resources = yield * resourceSteps(message)
+  const projectNames: string[] = []
 
-  const names = new Set<string>(projectNames)
-  for (const resource of resources) names.add(resource.project)
-  for (const { project } of permissions) names.add(project)
+  interface Building { readonly permissions: Permission[], readonly resources: RegistryResource[], readonly index: Map<string, RegistryResource> }
+  const building = new Map<string, Building>()
+  const entry = (name: string): Building => {
+    let found = building.get(name)
+    if (found === undefined) {
+      found = { permissions: [], resources: [], index: new Map() }
+      building.set(name, found)
+    }
+    return found
+  }
+  for (const resource of resources) if (resource.type === 'Project') { projectNames.push(resource.name); entry(resource.name) }
+  let count = 0
+  for (const resource of resources) {
+    const own = entry(resource.project)
+    own.resources.push(resource)
+    const id = key(resource.type, resource.name)
+    if (!own.index.has(id)) own.index.set(id, resource)
+    if (++count % INDEXED_PER_STEP === 0) yield
+  }
+  for (const { project, permission } of permissions) entry(project).permissions.push(permission)
+
   const projects = new Map<string, RegistryProject>()
-  for (const name of names) {
-    const own = Object.freeze(resources.filter((resource) => resource.project === name))
-    const index = new Map<string, RegistryResource>()
-    for (const resource of own) if (!index.has(key(resource.type, resource.name))) index.set(key(resource.type, resource.name), resource)
+  for (const [name, { permissions: own, resources: ownResources, index }] of building) {
     projects.set(name, Object.freeze({
       name,
-      permissions: Object.freeze(permissions.filter((entry) => entry.project === name).map((entry) => entry.permission)),
-      resources: own,
+      permissions: Object.freeze(own),
+      resources: Object.freeze(ownResources),
       find: (type: ResourceType, resourceName: string) => index.get(key(type, resourceName))
     }))
   }
@@ -59,16 +82,24 @@ export function buildSnapshot (message: RegistryMessage, path: string): Registry
     path,
     ...(message.version_id === undefined || message.version_id === '' ? {} : { versionId: message.version_id }),
     ...(seconds === undefined ? {} : { lastUpdated: new Date(seconds * 1000 + Math.floor((message.last_updated?.nanos ?? 0) / 1e6)) }),
-    projectNames,
+    projectNames: Object.freeze(projectNames),
     projects,
-    resources,
-    permissions
+    resources: Object.freeze(resources),
+    permissions: Object.freeze(permissions)
   })
 }
 
-/** The feature view (of any kind: plain, stream, on-demand) called `name` in `project`. */
+/** Indexes a decoded registry at once (see `snapshotSteps`). */
+export function buildSnapshot (message: RegistryMessage, path: string): RegistrySnapshot {
+  return runToEnd(snapshotSteps(message, path))
+}
+
+const PERMISSIONS_PER_STEP = 256
+const INDEXED_PER_STEP = 4096
+
+/** The feature view (of any kind: plain, batch, stream, on-demand) called `name` in `project`. */
 export function findFeatureView (project: RegistryProject, name: string): FeatureViewResource | undefined {
-  for (const type of ['FeatureView', 'StreamFeatureView', 'OnDemandFeatureView'] as const) {
+  for (const type of ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView'] as const) {
     const found = project.find(type, name)
     if (found !== undefined) return found as FeatureViewResource
   }
@@ -81,7 +112,7 @@ export function findFeatureView (project: RegistryProject, name: string): Featur
  */
 export function pushTargets (project: RegistryProject, pushSource: string): FeatureViewResource[] {
   return project.resources.filter((resource): resource is FeatureViewResource =>
-    (resource.type === 'FeatureView' || resource.type === 'StreamFeatureView') && resource.pushSource === pushSource)
+    (resource.type === 'FeatureView' || resource.type === 'BatchFeatureView' || resource.type === 'StreamFeatureView') && resource.pushSource === pushSource)
 }
 
 function key (type: ResourceType, name: string): string {

@@ -5,4 +5,4 @@ export {
   emptyRegistry, registryForProject, registryFromSnapshot, FEATURE_VIEW_KINDS,
   type FeatureRegistry, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlRegistrySnapshot, type SampleRow
 } from './registry.ts'
-export { featureRegistryFromFeast } from '../registry/feature-registry.ts'
+export { featureRegistryFromFeast } from './feature-registry.ts'

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { createAuthFetch, type AuthFetch } from '../../src/client/auth-fetch.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { startProtectedApp, type ProtectedApp } from './protected-app.ts'
-import { startTokenEndpointStub, type TokenEndpointStub } from './token-endpoint-stub.ts'
+import { startProtectedApp, type ProtectedApp } from '../helpers/protected-app.ts'
+import { startTokenEndpointStub, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 
 describe('a client configured like a user against a real server and provider', () => {
   let idp: TestProvider

@@ -5,7 +5,7 @@ import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { startTokenEndpointStub, type TokenEndpointStub } from './token-endpoint-stub.ts'
+import { startTokenEndpointStub, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 
 const providers: TokenProvider[] = []
 function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenProvider {

@@ -9,7 +9,7 @@ import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type ResolvedToken } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { ConfigError } from '../../src/config/errors.ts'
-import { verifyIntraToken } from '../../src/intra/token.ts'
+import { verifyIntraToken } from '../../src/base/intra-token.ts'
 
 const INTRA = randomBytes(32).toString('base64')
 let dir: string

@@ -6,7 +6,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Server } from 'node:http'
 import { Writable } from 'node:stream'
 import feastAuthz, { type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
-import { principalToJSON } from '../../src/principal.ts'
+import { principalToJSON } from '../../src/base/principal.ts'
 import type { TestProvider } from './oidc-provider.ts'
 
 export interface TestApp {

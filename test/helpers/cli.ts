@@ -72,3 +72,13 @@ export function startCli (args: readonly string[], options: RunCliOptions = {}):
 export async function runCli (args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
   return await startCli(args, options).exited
 }
+
+/** The address a running `feast-authz serve` reports on stderr, once it listens. */
+export async function listeningUrl (run: RunningCli): Promise<string> {
+  for (;;) {
+    const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())
+    if (found?.[1] !== undefined) return found[1]
+    const done = await Promise.race([run.exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, 50))])
+    if (done) throw new Error(`serve exited before listening: ${run.stderr()}`)
+  }
+}

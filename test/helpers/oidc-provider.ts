@@ -21,9 +21,10 @@ export type ProviderAlg = 'RS256' | 'ES256' | 'PS256' | 'EdDSA'
 export type ProviderEndpoint = 'discovery' | 'jwks' | 'token'
 /**
  * A fault injected in front of an endpoint: an HTTP 500, an HTML page with status 200,
- * a response that never comes, a connection reset, or a delay before the real answer.
+ * a response that never comes, a connection reset, a delay before the real answer, or the
+ * real answer's JSON rewritten (e.g. a discovery document naming other URLs).
  */
-export type ProviderFault = 'status500' | 'html' | 'hang' | 'reset' | { readonly delayMs: number }
+export type ProviderFault = 'status500' | 'html' | 'hang' | 'reset' | { readonly delayMs: number } | { readonly rewrite: (json: Record<string, unknown>) => Record<string, unknown> }
 
 export interface TestUser { password: string, claims: Record<string, unknown> }
 
@@ -148,6 +149,7 @@ export async function startOidcProvider (options: StartOidcProviderOptions = {})
     else if (fault === 'html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>') }
     else if (fault === 'reset') { req.socket.destroy() }
     else if (fault === 'hang') { /* never answers; closeAllConnections() ends it */ }
+    else if ('rewrite' in fault) { rewriteAnswer(res, fault.rewrite); handler(req, res) }
     else setTimeout(() => { handler(req, res) }, fault.delayMs)
   }
   const server = tls === undefined ? http.createServer(listener) : https.createServer({ key: tls.key, cert: tls.cert }, listener)
@@ -294,6 +296,16 @@ export async function startOidcProvider (options: StartOidcProviderOptions = {})
       if (tls !== undefined) await rm(tls.dir, { recursive: true, force: true })
     }
   }
+}
+
+// The provider answers JSON with one `res.end(body)`; headers are not sent before it.
+function rewriteAnswer (res: http.ServerResponse, rewrite: (json: Record<string, unknown>) => Record<string, unknown>): void {
+  const end = res.end.bind(res) as (chunk?: unknown) => http.ServerResponse
+  res.end = ((chunk?: unknown) => {
+    const text = JSON.stringify(rewrite(JSON.parse(Buffer.from(chunk as string | Buffer).toString('utf8')) as Record<string, unknown>))
+    res.setHeader('content-length', Buffer.byteLength(text))
+    return end(text)
+  }) as typeof res.end
 }
 
 /** Joins base64url-encoded JSON (or raw string) segments into a compact token, for malformed-token tests. */

@@ -11,7 +11,7 @@ import {
   ACTIONS, RESOURCE_TYPES, allowAll, combinedGroupNamespacePolicy, groupBasedPolicy, namespaceBasedPolicy, permission, roleBasedPolicy,
   type Action, type MatchPart, type Permission, type PermissionInput, type Resource, type ResourceType
 } from '../../src/permissions/index.ts'
-import { createPrincipal, type Principal } from '../../src/principal.ts'
+import { createPrincipal, type Principal } from '../../src/base/principal.ts'
 
 export interface DecisionCase {
   /** A sentence: what the case shows. Unique within the table. */

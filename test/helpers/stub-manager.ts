@@ -4,9 +4,9 @@
  */
 import { Writable } from 'node:stream'
 import { pino, type Logger } from 'pino'
-import { AuthError } from '../../src/managers/errors.ts'
+import { AuthError } from '../../src/base/errors.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
-import type { Principal } from '../../src/principal.ts'
+import type { Principal } from '../../src/base/principal.ts'
 
 /** `tokens` maps a bearer token to its principal; `'outage'` makes authentication fail with 503. */
 export function stubManager (tokens: ReadonlyMap<string, Principal> | Record<string, Principal>): AuthManager {

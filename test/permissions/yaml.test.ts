@@ -64,7 +64,7 @@ describe('permissions YAML: errors name the file, line, index, permission and fi
     ['empty actions', '- name: e\n  actions: []\n  policy: {allow_all: true}\n', 'perms.yaml:2:3: permission [0] "e": actions: must be a non-empty list of actions (omit it for all actions)'],
     ['a missing policy', '- name: m\n  actions: [DESCRIBE]\n', 'perms.yaml:1:3: permission [0] "m": policy: a policy is required: one of role_based_policy, group_based_policy, namespace_based_policy, combined_group_namespace_policy, allow_all'],
     ['a regex that does not compile', '- name: x\n  name_patterns: ["ok", "driver_[a-"]\n  policy: {allow_all: true}\n',
-      'perms.yaml:2:25: permission [0] "x": name_patterns[1]: "driver_[a-" is not a valid regular expression (/driver_[a-/: Unterminated character class)'],
+      'perms.yaml:2:25: permission [0] "x": name_patterns[1]: "driver_[a-" is not a valid regular expression (missing closing ]: `[a-`)'],
     ['a tag that is not a string', '- name: t\n  required_tags: {version: 2}\n  policy: {allow_all: true}\n', 'perms.yaml:2:19: permission [0] "t": required_tags.version: expected a string value, got 2 (quote it in YAML)'],
     ['an unknown field', '- name: u\n  name_pattern: x\n  policy: {allow_all: true}\n', 'perms.yaml:2:3: permission [0] "u": name_pattern: unknown field (expected one of name, types, name_patterns, required_tags, actions, policy, tags)'],
     ['a __proto__ field', '- name: u\n  __proto__: {polluted: true}\n  policy: {allow_all: true}\n', 'perms.yaml:2:3: permission [0] "u": __proto__: unknown field (expected one of name, types, name_patterns, required_tags, actions, policy, tags)'],

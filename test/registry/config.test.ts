@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { ConfigError } from '../../src/config/errors.ts'
 import { fromBase64, readFeatureStoreFile } from '../../src/config/feature-store-file.ts'
 import { openRegistryFromConfig, readRegistrySetting } from '../../src/registry/index.ts'
-import { SAMPLE_REGISTRY, tempDir } from './registry-builder.ts'
+import { SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 
 const { dir, cleanup } = tempDir()
 after(cleanup)

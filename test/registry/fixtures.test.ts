@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { loadRegistryFile, openFeastRegistry, UNKNOWN_PROJECT_PERMISSIONS, type FeatureServiceResource, type FeatureViewResource } from '../../src/registry/index.ts'
-import { RAG_REGISTRY, SAMPLE_REGISTRY } from './registry-builder.ts'
+import { RAG_REGISTRY, SAMPLE_REGISTRY } from '../helpers/registry-builder.ts'
 
 const PROJECT = 'credit_scoring_aws'
 

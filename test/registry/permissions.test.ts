@@ -4,12 +4,12 @@ import { decide, filterAllowed } from '../../src/permissions/decide.ts'
 import { PermissionError } from '../../src/permissions/errors.ts'
 import { RESOURCE_TYPES, type Permission } from '../../src/permissions/model.ts'
 import { combinedGroupNamespacePolicy, groupBasedPolicy, namespaceBasedPolicy, permission, roleBasedPolicy, type PermissionInput } from '../../src/permissions/define.ts'
-import { createPrincipal, type Principal } from '../../src/principal.ts'
+import { createPrincipal, type Principal } from '../../src/base/principal.ts'
 import { parsePermissionsYaml, permissionsToYaml } from '../../src/permissions/yaml.ts'
 import { decodeRegistry } from '../../src/registry/decode.ts'
 import { buildSnapshot, type RegistrySnapshot } from '../../src/registry/snapshot.ts'
 import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
-import { permissionMessage, registryBytes } from './registry-builder.ts'
+import { permissionMessage, registryBytes } from '../helpers/registry-builder.ts'
 
 /** Encodes `permissions` into a registry, decodes it, and returns what the registry serves for `demo`. */
 function throughRegistry (permissions: readonly Permission[]): readonly Permission[] {

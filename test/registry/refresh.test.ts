@@ -4,13 +4,14 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { ConfigError } from '../../src/config/errors.ts'
-import type { AuthLogger } from '../../src/logging.ts'
+import type { AuthLogger } from '../../src/base/logging.ts'
 import { decide } from '../../src/permissions/decide.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import type { Resource } from '../../src/permissions/model.ts'
-import { createPrincipal } from '../../src/principal.ts'
+import { createPrincipal } from '../../src/base/principal.ts'
 import { loadRegistryFile, openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
-import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from './registry-builder.ts'
+import { writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
+import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 
 const { dir, cleanup } = tempDir()
 const opened: FeastRegistry[] = []
@@ -88,6 +89,24 @@ describe('a registry file that cannot be used at startup is a startup error nami
   it('a registry with an invalid permission', () => {
     const bad = { spec: { name: 'broken', project: 'demo', actions: [], policy: { role_based_policy: { roles: ['r'] } } } }
     startupFailure(registryFile(registryBytes({ rawPermissions: [bad] })), /permission \[0\] "broken": actions: the permission lists no actions/)
+  })
+
+  it('a registry from Feast older than 0.41 (project_metadata, no project list), saying what to do', () => {
+    const old = writeFeastRegistry({ version_id: 'v040', project_metadata: [{ project: 'demo', project_uuid: 'u-1' }], permissions: [] })
+    startupFailure(registryFile(old), /only the project_metadata of Feast older than 0\.41; .*run `feast apply` with Feast 0\.41 or newer/)
+  })
+
+  it('a registry with an invalid permission, named by project, name and index', () => {
+    const good = { spec: { name: 'fine', project: 'demo', actions: ['DESCRIBE'], policy: { role_based_policy: { roles: ['r'] } } } }
+    const bad = { spec: { name: 'empty-role', project: 'demo', actions: ['DESCRIBE'], policy: { role_based_policy: { roles: ['reader', ''] } } } }
+    const bytes = writeFeastRegistry({ permissions: [good, bad], projects: [{ spec: { name: 'demo' } }] })
+    startupFailure(registryFile(bytes), /project "demo": permission \[1\] "empty-role": policy\.role_based_policy\.roles\[1\]: expected a non-empty string, got ""/)
+  })
+
+  it('a registry whose decoded form would exceed the memory budget', () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] }, featureViews: Array.from({ length: 50 }, (_, i) => ({ name: `view_${i}`, project: 'demo' })) }))
+    assert.throws(() => openFeastRegistry({ path, project: 'demo', maxDecodedBytes: 20_000, pollIntervalMs: 0 }),
+      (error: unknown) => error instanceof ConfigError && /cannot use the Feast registry: the registry is too large to decode: decoding it would take more than the 20000 bytes of memory allowed \(maxDecodedBytes/.test(error.message))
   })
 
   it('a file larger than the limit', () => {
@@ -176,6 +195,20 @@ describe('a registry replaced while serving', () => {
     assert.match(errors[0]?.msg ?? '', /last good registry stays in force/)
   })
 
+  it('keeps the last good registry and logs why when the new file would exceed the memory budget', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const { logger, errors } = recordingLogger()
+    const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0, cacheTtlSeconds: 0, logger, maxDecodedBytes: 40_000 })
+    opened.push(registry)
+    const first = registry.current()
+    replaceFile(path, registryBytes({ permissions: { demo: [WRITERS] }, featureViews: Array.from({ length: 200 }, (_, i) => ({ name: `view_${i}`, project: 'demo' })) }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.current(), first)
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+    assert.match(String(errors[0]?.obj.error), /too large to decode: decoding it would take more than the 40000 bytes/)
+    assert.equal(errors[0]?.obj.inForce, 'test-version')
+  })
+
   it('keeps the last good registry when the new file is truncated, and takes the next good one', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
     const registry = open(path, recordingLogger().logger)
@@ -246,7 +279,7 @@ describe('a registry replaced while serving', () => {
 })
 
 describe('the UI sample registry as a live source', () => {
-  it('loads from the shared fixtures without copying them', () => {
+  it('loads from the fixtures kept in the repository', () => {
     assert.ok(readFileSync(SAMPLE_REGISTRY).length > 0)
     const registry = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0 })
     opened.push(registry)

@@ -141,13 +141,22 @@ function render (snapshot: RegistrySnapshot, home: string, projects: readonly Re
 function details (resource: RegistryResource): string {
   const parts: string[] = []
   switch (resource.type) {
-    case 'FeatureView': case 'StreamFeatureView': case 'OnDemandFeatureView':
+    case 'FeatureView': case 'BatchFeatureView': case 'StreamFeatureView': case 'OnDemandFeatureView':
       parts.push(`features: ${resource.features.join(', ')}`)
       if (resource.entities.length > 0) parts.push(`entities: ${resource.entities.join(', ')}`)
       if (resource.batchSource !== undefined) parts.push(`batch source: ${resource.batchSource}`)
       if (resource.pushSource !== undefined) parts.push(`push source: ${resource.pushSource}`)
       else if (resource.streamSource !== undefined) parts.push(`stream source: ${resource.streamSource}`)
       if (resource.sources !== undefined && resource.sources.length > 0) parts.push(`sources: ${resource.sources.join(', ')}`)
+      if (resource.disabled === true) parts.push('disabled')
+      break
+    case 'LabelView':
+      parts.push(`features: ${resource.features.join(', ')}`)
+      if (resource.entities.length > 0) parts.push(`entities: ${resource.entities.join(', ')}`)
+      if (resource.source !== undefined) parts.push(`source: ${resource.source}`)
+      break
+    case 'ValidationReference':
+      if (resource.referenceDataset !== undefined) parts.push(`reference dataset: ${resource.referenceDataset}`)
       break
     case 'FeatureService':
       parts.push(resource.projections.map((projection) => `${projection.featureView}${projection.alias === undefined ? '' : ` as ${projection.alias}`}[${projection.features.join(', ')}]`).join(', '))

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
-import { createLogger, type AuthLogger } from '../../logging.ts'
+import { createLogger, type AuthLogger } from '../../base/logging.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { buildReferenceServer } from '../../server/app.ts'

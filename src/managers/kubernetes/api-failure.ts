@@ -1,6 +1,6 @@
 import { ApiException } from '@kubernetes/client-node'
-import type { AuthLogger } from '../../logging.ts'
-import { AuthError } from '../errors.ts'
+import type { AuthLogger } from '../../base/logging.ts'
+import { AuthError } from '../../base/errors.ts'
 
 /** What we were doing when the API server failed us, for the log and the missing permission. */
 export interface ApiOperation {

@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
 import { ConfigError } from '../../config/errors.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 
 /** Where a pod's service-account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -52,7 +53,7 @@ export function detectClusterConnection (options: DetectOptions = {}): ClusterCo
         currentContext: kubeConfig.getCurrentContext()
       })
     }
-    return { kubeConfig, source: 'in-cluster', description: `in-cluster service account (${kubeConfig.getCurrentCluster()?.server ?? host})` }
+    return { kubeConfig, source: 'in-cluster', description: `in-cluster service account (${urlForLog(kubeConfig.getCurrentCluster()?.server ?? `https://${host}`)})` }
   }
   const files = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '')
   if (files.length === 0 && options.useHomeConfig !== false) {

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import { AuthError } from '../errors.ts'
-import { decodeSegment } from '../jwt-segments.ts'
-import { createLru } from '../lru.ts'
+import { AuthError } from '../../base/errors.ts'
+import { decodeSegment } from '../../base/jwt-segments.ts'
+import { createLru } from '../../base/lru.ts'
 
 export interface ReviewCacheOptions {
   /** How long a successful review is reused, at most (the token's `exp` may shorten it). */

@@ -1,5 +1,5 @@
 import { ListWatch, RbacAuthorizationV1Api, Watch, type KubeConfig, type V1RoleBinding } from '@kubernetes/client-node'
-import type { AuthLogger } from '../../logging.ts'
+import type { AuthLogger } from '../../base/logging.ts'
 import { createFailureReporter, describeFailure } from './api-failure.ts'
 import { buildRoleIndex, clusterRoleBindingNames, type RoleIndex } from './role-binding-index.ts'
 import { withTimeout } from './request-timeout.ts'

@@ -1,5 +1,5 @@
-import { AuthError } from '../errors.ts'
-import { createPrincipal, type Principal } from '../../principal.ts'
+import { AuthError } from '../../base/errors.ts'
+import { createPrincipal, type Principal } from '../../base/principal.ts'
 
 /** Claims tried for the username, in Feast's order: user tokens first, then app-only tokens. */
 export const USERNAME_CLAIMS = ['preferred_username', 'upn', 'azp', 'appid', 'sub'] as const

@@ -1,13 +1,8 @@
 import type http from 'node:http'
 import type https from 'node:https'
-import { httpGet, ProviderRequestError } from './http-get.ts'
-
-/** The part of the provider's discovery document the server needs. */
-export interface DiscoveryDocument {
-  readonly jwks_uri: string
-  readonly issuer?: string
-  readonly token_endpoint?: string
-}
+import { parseDiscoveryDocument, type DiscoveryDocument } from '../../base/http/discovery-document.ts'
+import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 
 /**
  * Fetches the discovery document once and keeps it for the life of the process.
@@ -17,21 +12,15 @@ export interface DiscoveryDocument {
 export function createDiscovery (
   url: string,
   options: { agents: { http: http.Agent, https: https.Agent }, timeoutMs: number, failureBackoffMs: number }
-): { get: () => Promise<DiscoveryDocument>, loaded: () => boolean } {
-  let document: DiscoveryDocument | undefined
-  let pending: Promise<DiscoveryDocument> | undefined
+): { get: () => Promise<DiscoveryDocument & { readonly jwks_uri: string }>, loaded: () => boolean } {
+  let document: (DiscoveryDocument & { readonly jwks_uri: string }) | undefined
+  let pending: Promise<DiscoveryDocument & { readonly jwks_uri: string }> | undefined
   let lastFailure: { at: number, error: Error } | undefined
 
-  const fetchOnce = async (): Promise<DiscoveryDocument> => {
+  const fetchOnce = async (): Promise<DiscoveryDocument & { readonly jwks_uri: string }> => {
     const response = await httpGet(url, { agents: options.agents, signal: AbortSignal.timeout(options.timeoutMs) })
-    if (response.status !== 200) throw new ProviderRequestError(`discovery document ${url} answered HTTP ${response.status}`)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(response.body.toString('utf8'))
-    } catch {
-      throw new ProviderRequestError(`discovery document ${url} is not JSON`)
-    }
-    return validate(parsed, url)
+    if (response.status !== 200) throw new ProviderRequestError(`discovery document ${urlForLog(url)} answered HTTP ${response.status}`)
+    return parseDiscoveryDocument(response.body, url, 'jwks_uri')
   }
 
   return {
@@ -45,30 +34,5 @@ export function createDiscovery (
       ).finally(() => { pending = undefined })
       return await pending
     }
-  }
-}
-
-function validate (value: unknown, url: string): DiscoveryDocument {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ProviderRequestError(`discovery document ${url} is not a JSON object`)
-  }
-  const doc = value as Record<string, unknown>
-  const jwksUri = doc.jwks_uri
-  if (typeof jwksUri !== 'string' || !isHttpUrl(jwksUri)) {
-    throw new ProviderRequestError(`discovery document ${url} has no http(s) jwks_uri`)
-  }
-  return {
-    jwks_uri: jwksUri,
-    ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {}),
-    ...(typeof doc.token_endpoint === 'string' ? { token_endpoint: doc.token_endpoint } : {})
-  }
-}
-
-function isHttpUrl (value: string): boolean {
-  try {
-    const url = new URL(value)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
-  } catch {
-    return false
   }
 }

@@ -7,7 +7,7 @@ import { createPublicKey, verify as verifySignature, constants, type JsonWebKey,
  * This path only ever *accepts* canonical tokens that jose would accept too: compact
  * JWS in strict base64url, a `kid` naming exactly one usable key, no `crit`, valid
  * claims. Anything else returns `undefined` and jose (the oracle) decides, so the
- * verdict is jose's by construction; test/fast-path/differential.test.ts
+ * verdict is jose's by construction; test/managers/oidc/fast-verify.test.ts
  * checks it on a corpus.
  */
 

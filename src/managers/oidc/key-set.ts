@@ -2,10 +2,11 @@ import { createRemoteJWKSet, customFetch, errors, type JWK, type JWSHeaderParame
 import type http from 'node:http'
 import type https from 'node:https'
 import { performance } from 'node:perf_hooks'
-import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../observability/channels.ts'
-import { AuthError } from '../errors.ts'
+import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../base/observability/channels.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
+import { AuthError } from '../../base/errors.ts'
 import { prepareKeys, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
-import { httpGet, ProviderRequestError } from './http-get.ts'
+import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
 export interface KeySetOptions {
   readonly agents: { http: http.Agent, https: https.Agent }
@@ -49,28 +50,28 @@ export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
     const startedAt = performance.now()
     try {
       const response = await httpGet(url, { agents: options.agents, signal: init.signal ?? AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/json, application/jwk-set+json' } })
-      if (response.status !== 200) throw new ProviderRequestError(`key set ${url} answered HTTP ${response.status}`)
+      if (response.status !== 200) throw new ProviderRequestError(`key set ${urlForLog(url)} answered HTTP ${response.status}`)
       let parsed: unknown
       try {
         parsed = JSON.parse(response.body.toString('utf8'))
       } catch {
-        throw new ProviderRequestError(`key set ${url} is not JSON`)
+        throw new ProviderRequestError(`key set ${urlForLog(url)} is not JSON`)
       }
       const keys = typeof parsed === 'object' && parsed !== null ? (parsed as { keys?: unknown }).keys : undefined
       if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'object' && key !== null && !Array.isArray(key))) {
-        throw new ProviderRequestError(`key set ${url} has no "keys" list of objects`)
+        throw new ProviderRequestError(`key set ${urlForLog(url)} has no "keys" list of objects`)
       }
       // No provider signs with nothing: an empty set is a fault (or an interception), not a rotation.
-      if (keys.length === 0) throw new ProviderRequestError(`key set ${url} is empty`)
+      if (keys.length === 0) throw new ProviderRequestError(`key set ${urlForLog(url)} is empty`)
       prepared = prepareKeys(keys, prepared)
       fetchedAt = Date.now()
       lastFailure = undefined
-      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url, outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
+      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(url), outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
       return new Response(response.body, { status: 200, headers: { 'content-type': 'application/json' } })
     } catch (error) {
-      const failure = error instanceof ProviderRequestError ? error : new ProviderRequestError(`key set ${url} could not be fetched: ${(error as Error).message}`, { cause: error })
+      const failure = error instanceof ProviderRequestError ? error : new ProviderRequestError(`key set ${urlForLog(url)} could not be fetched: ${(error as Error).message}`, { cause: error })
       lastFailure = { at: Date.now(), error: failure }
-      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url, outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
+      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(url), outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
       throw failure
     }
   }

@@ -1,15 +1,17 @@
 import { errors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose'
 import type { OidcServerConfig } from '../../config/auth-config.ts'
 import { ConfigError } from '../../config/errors.ts'
-import type { AuthLogger } from '../../logging.ts'
-import { createLogThrottle } from '../../observability/throttle.ts'
-import type { Principal } from '../../principal.ts'
-import { isCompactJws } from '../compact-jws.ts'
-import { AuthError } from '../errors.ts'
+import type { AuthLogger } from '../../base/logging.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
+import { createLogThrottle } from '../../base/observability/throttle.ts'
+import type { Principal } from '../../base/principal.ts'
+import { isCompactJws } from '../../base/compact-jws.ts'
+import { AuthError } from '../../base/errors.ts'
 import type { AuthManager } from '../types.ts'
 import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
-import { createAgents } from './http-get.ts'
+import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
+import { createAgents } from '../../base/http/http-get.ts'
 import { BAD_SIGNATURE, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
@@ -43,11 +45,13 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const failureBackoffMs = (options.failureBackoffSeconds ?? 1) * 1000
   const agents = createProviderAgents(config)
   if (!config.verify_ssl) {
-    logger.warn({ discovery: config.auth_discovery_url }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
+    logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
   }
+  const unencrypted = unencryptedDiscoveryWarning(config.auth_discovery_url)
+  if (unencrypted !== undefined) logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, unencrypted)
   const unchecked = [config.audience === undefined ? 'audience' : undefined, config.issuer === undefined ? 'issuer' : undefined].filter((field) => field !== undefined)
   if (unchecked.length > 0) {
-    logger.info({ discovery: config.auth_discovery_url, unchecked },
+    logger.info({ discovery: urlForLog(config.auth_discovery_url), unchecked },
       `OIDC: ${unchecked.join(' and ')} not checked: any unexpired token signed by the provider's keys is accepted, ` +
       `${config.audience === undefined ? 'whichever client it was issued for' : 'whichever issuer it names'}; ` +
       `set auth.${unchecked.join(' and auth.')} in feature_store.yaml to accept only tokens meant for this server`)
@@ -64,7 +68,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       jwksUri = (await discovery.get()).jwks_uri
     } catch (error) {
       const { log, suppressed } = throttle('discovery')
-      if (log) logger.error({ err: error, discovery: config.auth_discovery_url, ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
+      if (log) logger.error({ err: error, discovery: urlForLog(config.auth_discovery_url), ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
       throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
     }
     keySet ??= createKeySet(jwksUri, {

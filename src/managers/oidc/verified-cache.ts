@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
-import type { Principal } from '../../principal.ts'
-import { createLru } from '../lru.ts'
+import type { Principal } from '../../base/principal.ts'
+import { createLru } from '../../base/lru.ts'
 import type { PreparedKey } from './fast-verify.ts'
 
 /** What a verified token resolved to, and what bounds how long that stays true. */

@@ -1,0 +1,62 @@
+import { AuthError } from '../errors.ts'
+
+/** Default upper bound of a bearer token, checked before any decoding. */
+export const DEFAULT_MAX_TOKEN_LENGTH = 8 * 1024
+
+const SCHEME_LENGTH = 'bearer'.length
+
+/**
+ * Reads the token of an `Authorization: Bearer <token>` header (RFC 6750 2.1, RFC 7235):
+ * scheme case-insensitive, one or more spaces, then exactly one token68.
+ *
+ * `rawHeaders` is Node's raw header list: Node silently keeps only the first of
+ * two `Authorization` headers, and a request carrying two is refused rather than
+ * letting the two ends of a proxy chain disagree on which one counts.
+ */
+export function readBearerToken (
+  authorization: string | string[] | undefined,
+  rawHeaders: readonly string[] | undefined,
+  maxTokenLength: number = DEFAULT_MAX_TOKEN_LENGTH
+): string {
+  if (authorization === undefined || authorization === '') throw new AuthError('missing_token', 'no Authorization header')
+  if (typeof authorization !== 'string' || countAuthorizationHeaders(rawHeaders) > 1) {
+    throw new AuthError('malformed_header', 'more than one Authorization header')
+  }
+  if (authorization.length <= SCHEME_LENGTH || authorization.slice(0, SCHEME_LENGTH).toLowerCase() !== 'bearer') {
+    // Another scheme (Basic, Negotiate, ...) carries no bearer token at all: answer as for a missing one.
+    throw new AuthError('missing_token', 'the Authorization header does not use the Bearer scheme')
+  }
+  let start = SCHEME_LENGTH
+  while (authorization.charCodeAt(start) === 0x20) start++
+  if (start === SCHEME_LENGTH) throw new AuthError('missing_token', 'the Authorization header does not use the Bearer scheme')
+  let end = authorization.length
+  while (end > start && authorization.charCodeAt(end - 1) === 0x20) end--
+  if (end - start > maxTokenLength) {
+    throw new AuthError('token_too_long', `the bearer token is longer than ${maxTokenLength} characters`)
+  }
+  if (end === start) throw new AuthError('malformed_header', 'the Bearer scheme is not followed by a token')
+  const token = authorization.slice(start, end)
+  if (!TOKEN68.test(token)) {
+    throw new AuthError('malformed_header', 'the bearer token has characters outside token68 or more than one token')
+  }
+  return token
+}
+
+// token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+// (A regex: V8 runs this character class several times faster than a charCodeAt loop.)
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/** Whether the request carried at most one `Authorization` header (see {@link readBearerToken}). */
+export function hasSingleAuthorizationHeader (rawHeaders: readonly string[] | undefined): boolean {
+  return countAuthorizationHeaders(rawHeaders) <= 1
+}
+
+function countAuthorizationHeaders (rawHeaders: readonly string[] | undefined): number {
+  if (rawHeaders === undefined) return 1
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]
+    if (name !== undefined && name.length === 13 && name.toLowerCase() === 'authorization') count++
+  }
+  return count
+}

@@ -1,0 +1,77 @@
+import { urlForLog } from '../observability/log-safe-url.ts'
+import { ProviderRequestError } from './provider-response.ts'
+
+/** The parts of a provider's discovery document the server (`jwks_uri`) and the client (`token_endpoint`) use. */
+export interface DiscoveryDocument {
+  readonly jwks_uri?: string
+  readonly issuer?: string
+  readonly token_endpoint?: string
+}
+
+/** A discovery document that cannot be used: not a JSON object, a needed URL missing, or a scheme downgrade. */
+export class DiscoveryDocumentError extends ProviderRequestError {
+  override readonly name = 'DiscoveryDocumentError'
+}
+
+type DiscoveredUrlField = 'jwks_uri' | 'token_endpoint'
+
+// What travels over each URL: the consequence of reaching it in clear text.
+const AT_STAKE: Record<DiscoveredUrlField, string> = {
+  jwks_uri: 'the signing keys would be fetched in clear text, so anyone on the network path could substitute keys and sign any identity',
+  token_endpoint: 'the client secret (and password) would be sent in clear text'
+}
+
+/**
+ * Parses the discovery document fetched from `url` and checks the URLs it hands us: `needs`
+ * must be an http(s) URL, and once discovery itself is `https`, every URL it names
+ * (`jwks_uri`, `token_endpoint`) must be `https` too: a provider behind a TLS-terminating
+ * proxy that publishes `http:` URLs would otherwise downgrade us to clear text. Used by the
+ * server (key set) and the client (token endpoint) alike. Throws {@link DiscoveryDocumentError}.
+ */
+export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buffer, url: string, needs: K): DiscoveryDocument & { readonly [P in K]: string } {
+  const where = `discovery document ${urlForLog(url)}`
+  let value: unknown
+  try {
+    value = JSON.parse(body.toString('utf8'))
+  } catch {
+    throw new DiscoveryDocumentError(`${where} is not JSON`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DiscoveryDocumentError(`${where} is not a JSON object`)
+  const doc = value as Record<string, unknown>
+  const secure = new URL(url).protocol === 'https:'
+  const urls: Partial<Record<DiscoveredUrlField, string>> = {}
+  for (const field of ['jwks_uri', 'token_endpoint'] as const) {
+    const named = doc[field]
+    const parsed = typeof named === 'string' ? httpUrl(named) : undefined
+    if (parsed === undefined) {
+      if (field === needs) throw new DiscoveryDocumentError(`${where} has no http(s) ${field}`)
+      continue
+    }
+    if (secure && parsed.protocol !== 'https:') {
+      throw new DiscoveryDocumentError(`${where} is https but names the plain-http ${field} ${urlForLog(parsed)}: ${AT_STAKE[field]}. Make the provider publish https URLs (behind a TLS-terminating proxy: set its external https URL or trust X-Forwarded-Proto); refused until then`)
+    }
+    urls[field] = named as string
+  }
+  return {
+    ...urls,
+    ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {})
+  } as DiscoveryDocument & { readonly [P in K]: string }
+}
+
+/**
+ * The startup warning for a plain-http discovery URL (allowed: in-cluster providers), or
+ * undefined for https.
+ */
+export function unencryptedDiscoveryWarning (url: string): string | undefined {
+  if (httpUrl(url)?.protocol !== 'http:') return undefined
+  return `auth_discovery_url ${urlForLog(url)} is plain http: discovery, signing keys and tokens travel unencrypted, so anyone on the network path can read or replace them (acceptable only inside a trusted network, e.g. an in-cluster provider; use https otherwise)`
+}
+
+function httpUrl (value: string): URL | undefined {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,53 @@
+import type http from 'node:http'
+
+/** A whole answer of the identity provider: status and body bytes. */
+export interface HttpResponse {
+  readonly status: number
+  readonly body: Buffer
+}
+
+/** A failure to talk to the identity provider at all (network, TLS, timeout, oversized answer). */
+export class ProviderRequestError extends Error {
+  override readonly name: string = 'ProviderRequestError'
+}
+
+/**
+ * Settles `resolve`/`reject` with the answer to `request`, read whole, or with a
+ * {@link ProviderRequestError} naming `where` (origin and path only: never a query, which
+ * may carry credentials). An answer over `maxBytes` is cut off and refused, so a hostile or
+ * broken provider cannot make us buffer without bound. Used for GETs (discovery, key sets)
+ * and POSTs (token requests) alike.
+ */
+export function collectResponse (
+  request: http.ClientRequest,
+  where: string,
+  maxBytes: number,
+  resolve: (response: HttpResponse) => void,
+  reject: (error: Error) => void
+): void {
+  request.on('response', (response: http.IncomingMessage) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        response.destroy()
+        reject(new ProviderRequestError(`${where} answered more than ${maxBytes} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }))
+    response.on('error', (error) => reject(describeRequestError(error, where)))
+  })
+  request.on('error', (error) => reject(describeRequestError(error, where)))
+}
+
+/** `where`: origin and path of the request. Timeouts and untrusted TLS certificates get their own wording. */
+export function describeRequestError (error: Error & { code?: string }, where: string): ProviderRequestError {
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') return new ProviderRequestError(`request to ${where} timed out`, { cause: error })
+  const tls = error.code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(error.code)
+  const hint = tls ? ' (TLS certificate not trusted: set ca_cert_path to the provider\'s CA, or verify_ssl: false for development only)' : ''
+  return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
+}
+

@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { feastAuthz } from '../../src/adapters/fastify.ts'
+import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
+import type { Resource } from '../../src/permissions/model.ts'
+import { createPrincipal } from '../../src/base/principal.ts'
+import { capturingLogger, stubManager } from '../helpers/stub-manager.ts'
+
+const OIDC_CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
+const principal = (username: string, roles: string[], source: 'oidc' | 'intra' = 'oidc') => createPrincipal({ username, roles, source })
+const TOKENS = {
+  reader: principal('rita', ['reader']),
+  writer: principal('walt', ['writer']),
+  viewer: principal('vic', ['viewer']),
+  nobody: principal('nora', []),
+  intra: principal('feature-server', [], 'intra')
+}
+const PERMISSIONS = [
+  permission({ name: 'readers', types: ['FeatureView'], actions: ['DESCRIBE', 'READ_ONLINE'], policy: roleBasedPolicy(['reader']) }),
+  permission({ name: 'writers', types: ['FeatureView'], actions: ['WRITE'], policy: roleBasedPolicy(['writer']) }),
+  permission({ name: 'driver-viewers', types: ['Entity'], namePatterns: 'driver_.*', actions: ['DESCRIBE'], policy: roleBasedPolicy(['viewer']) })
+]
+const view = (name: string): Resource => ({ type: 'FeatureView', name })
+const entity = (name: string): Resource => ({ type: 'Entity', name })
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+async function buildApp (options: { permissions?: typeof PERMISSIONS, noAuth?: boolean } = {}): Promise<{ app: FastifyInstance, lines: Array<Record<string, unknown>> }> {
+  const { logger, lines } = capturingLogger()
+  const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance
+  const auth = options.noAuth === true ? { config: { project: 'p', auth: { type: 'no_auth' } } } : { config: OIDC_CONFIG, manager: stubManager(TOKENS) }
+  await app.register(feastAuthz, { ...auth, permissions: options.permissions ?? PERMISSIONS })
+  return { app, lines }
+}
+
+describe('requirePermission as an explicit preHandler', () => {
+  let app: FastifyInstance
+  let lines: Array<Record<string, unknown>>
+  before(async () => {
+    ({ app, lines } = await buildApp())
+    app.get('/stats', { preHandler: app.requirePermission({ resources: view('driver_stats'), actions: 'DESCRIBE' }) }, async (request) => ({ caller: request.principal?.username }))
+    app.get('/views/:name', {
+      preHandler: app.requirePermission({ resources: (request) => view((request.params as { name: string }).name), actions: ['READ_ONLINE'] })
+    }, async () => ({ ok: true }))
+    app.post('/write', { preHandler: app.requirePermission({ resources: [view('a'), view('b')], actions: 'WRITE' }) }, async () => ({ ok: true }))
+    app.get('/public-but-checked', {
+      config: { feastAuthz: { public: true } },
+      preHandler: app.requirePermission({ resources: view('driver_stats'), actions: 'DESCRIBE' })
+    }, async () => ({ ok: true }))
+  })
+  after(async () => { await app.close() })
+
+  test('a principal whose role a matching permission grants reaches the handler', async () => {
+    const response = await app.inject({ url: '/stats', headers: bearer('reader') })
+    assert.equal(response.statusCode, 200)
+    assert.deepEqual(response.json(), { caller: 'rita' })
+  })
+
+  test('a denied principal gets 403 with a short message naming the actions and the resource only', async () => {
+    const response = await app.inject({ url: '/stats', headers: bearer('writer') })
+    assert.equal(response.statusCode, 403)
+    assert.deepEqual(response.json(), { statusCode: 403, code: 'permission_denied', error: 'Forbidden', message: 'Permission denied: [DESCRIBE] on FeatureView:driver_stats' })
+    assert.ok(!response.body.includes('reader'), 'the 403 body must not say which roles would have been needed')
+  })
+
+  test('the full explanation of a denial is logged at info, with the username', async () => {
+    await app.inject({ url: '/stats', headers: bearer('nobody') })
+    const line = lines.find((entry) => entry.msg === 'permission denied' && entry.username === 'nora')
+    assert.ok(line !== undefined, 'expected a "permission denied" log line for nora')
+    assert.equal(line.level, 30)
+    assert.match(String(line.explanation), /Permission readers denied \[DESCRIBE\] on FeatureView:driver_stats: requires roles \[reader\]/)
+  })
+
+  test('resources computed from the route params are the ones checked', async () => {
+    assert.equal((await app.inject({ url: '/views/anything', headers: bearer('reader') })).statusCode, 200)
+    const denied = await app.inject({ url: '/views/anything', headers: bearer('writer') })
+    assert.equal(denied.statusCode, 403)
+    assert.match(denied.json().message, /FeatureView:anything/)
+  })
+
+  test('an action group is expanded and one permission must cover all of its actions on every resource', async () => {
+    assert.equal((await app.inject({ method: 'POST', url: '/write', headers: bearer('writer') })).statusCode, 200)
+    const denied = await app.inject({ method: 'POST', url: '/write', headers: bearer('reader') })
+    assert.equal(denied.statusCode, 403)
+    assert.equal(denied.json().message, 'Permission denied: [WRITE_ONLINE, WRITE_OFFLINE] on FeatureView:a')
+  })
+
+  test('without any token the authentication hook answers 401 before the permission check', async () => {
+    const response = await app.inject({ url: '/stats' })
+    assert.equal(response.statusCode, 401)
+    assert.equal(response.headers['www-authenticate'], 'Bearer realm="feast"')
+  })
+
+  test('on a public route, where nobody authenticated, the check answers 401 with a Bearer challenge', async () => {
+    const response = await app.inject({ url: '/public-but-checked', headers: bearer('reader') })
+    assert.equal(response.statusCode, 401)
+    assert.equal(response.headers['www-authenticate'], 'Bearer realm="feast"')
+    assert.equal(response.json().code, 'missing_token')
+  })
+
+  test('the intra-server principal passes every check', async () => {
+    assert.equal((await app.inject({ url: '/stats', headers: bearer('intra') })).statusCode, 200)
+    assert.equal((await app.inject({ method: 'POST', url: '/write', headers: bearer('intra') })).statusCode, 200)
+  })
+
+  test('an unknown action fails when the preHandler is created, not at request time', () => {
+    assert.throws(() => app.requirePermission({ resources: view('x'), actions: 'REED' as 'READ' }), { name: 'TypeError', message: /unknown action "REED"/ })
+  })
+})
+
+describe('requirePermission from route config', () => {
+  let app: FastifyInstance
+  before(async () => {
+    ({ app } = await buildApp())
+    app.get('/stats', { config: { feastAuthz: { permission: { resources: view('driver_stats'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    app.post('/views', {
+      schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+      config: { feastAuthz: { permission: { resources: (request) => view((request.body as { name: string }).name), actions: 'WRITE_ONLINE' } } },
+      // A route's own preHandler runs after the permission check.
+      preHandler: async (request) => { request.log.info({ marker: true }, 'route preHandler ran') }
+    }, async (request) => ({ wrote: (request.body as { name: string }).name }))
+    app.get('/entities', {
+      config: { feastAuthz: { permission: { resources: [entity('driver_a'), entity('rider_b'), entity('driver_c')], actions: 'DESCRIBE', filter: true } } }
+    }, async (request) => ({ names: request.permittedResources?.map((resource) => resource.name) }))
+    app.get('/views-filtered', {
+      config: { feastAuthz: { permission: { resources: [view('a'), view('b')], actions: 'DESCRIBE', filter: true } } }
+    }, async (request) => ({ names: request.permittedResources?.map((resource) => resource.name) }))
+  })
+  after(async () => { await app.close() })
+
+  test('a route with config.feastAuthz.permission allows a granted principal', async () => {
+    assert.equal((await app.inject({ url: '/stats', headers: bearer('reader') })).statusCode, 200)
+  })
+
+  test('a route with config.feastAuthz.permission answers 403 to a denied principal', async () => {
+    const response = await app.inject({ url: '/stats', headers: bearer('writer') })
+    assert.equal(response.statusCode, 403)
+    assert.equal(response.json().code, 'permission_denied')
+  })
+
+  test('computed resources see the validated body', async () => {
+    const allowed = await app.inject({ method: 'POST', url: '/views', headers: bearer('writer'), payload: { name: 'driver_stats' } })
+    assert.equal(allowed.statusCode, 200)
+    assert.deepEqual(allowed.json(), { wrote: 'driver_stats' })
+    assert.equal((await app.inject({ method: 'POST', url: '/views', headers: bearer('reader'), payload: { name: 'driver_stats' } })).statusCode, 403)
+  })
+
+  test('an invalid body is refused by validation before the permission is computed', async () => {
+    const response = await app.inject({ method: 'POST', url: '/views', headers: bearer('writer'), payload: { other: 1 } })
+    assert.equal(response.statusCode, 400)
+  })
+
+  test('filter mode hands the handler only the resources a name-scoped permission allows', async () => {
+    const response = await app.inject({ url: '/entities', headers: bearer('viewer') })
+    assert.equal(response.statusCode, 200)
+    assert.deepEqual(response.json(), { names: ['driver_a', 'driver_c'] })
+  })
+
+  test('filter mode refuses the whole call when the denying permission is not scoped by name', async () => {
+    const response = await app.inject({ url: '/views-filtered', headers: bearer('writer') })
+    assert.equal(response.statusCode, 403)
+    assert.equal(response.json().message, 'Permission denied: [DESCRIBE] on FeatureView:a')
+  })
+
+  test('a route config with an unknown action fails when the route is declared', async () => {
+    const { app: fresh } = await buildApp()
+    try {
+      assert.throws(
+        () => fresh.get('/bad', { config: { feastAuthz: { permission: { resources: view('x'), actions: 'REED' as 'READ' } } } }, async () => ({})),
+        { name: 'TypeError', message: /unknown action "REED"/ }
+      )
+    } finally {
+      await fresh.close()
+    }
+  })
+})
+
+describe('route-config permissions and registration order', () => {
+  test('a route declared before an un-awaited register is still checked', async () => {
+    const app = Fastify() as unknown as FastifyInstance
+    void app.register(feastAuthz, { config: OIDC_CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS })
+    app.get('/early', { config: { feastAuthz: { permission: { resources: view('driver_stats'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    try {
+      assert.equal((await app.inject({ url: '/early', headers: bearer('nobody') })).statusCode, 403)
+      assert.equal((await app.inject({ url: '/early', headers: bearer('reader') })).statusCode, 200)
+      assert.equal((await app.inject({ url: '/early' })).statusCode, 401)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('a route-config permission is checked once, not twice', async () => {
+    const { app, lines } = await buildApp()
+    app.get('/once', { config: { feastAuthz: { permission: { resources: view('x'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    try {
+      assert.equal((await app.inject({ url: '/once', headers: bearer('nobody') })).statusCode, 403)
+      assert.equal(lines.filter((line) => line.msg === 'permission denied').length, 1)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('an empty computed resource list is refused outside filter mode', async () => {
+    const { app } = await buildApp()
+    app.post('/batch', { preHandler: app.requirePermission({ resources: (request) => (request.body as { names: string[] }).names.map(view), actions: 'WRITE_ONLINE' }) }, async () => ({ ok: true }))
+    try {
+      const response = await app.inject({ method: 'POST', url: '/batch', headers: bearer('nobody'), payload: { names: [] } })
+      assert.equal(response.statusCode, 403)
+      assert.equal((await app.inject({ method: 'POST', url: '/batch', headers: bearer('writer'), payload: { names: ['a'] } })).statusCode, 200)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('an empty list in filter mode is simply an empty result', async () => {
+    const { app } = await buildApp()
+    app.get('/none', { preHandler: app.requirePermission({ resources: () => [], actions: 'DESCRIBE', filter: true }) }, async (request) => ({ permitted: request.permittedResources }))
+    try {
+      const response = await app.inject({ url: '/none', headers: bearer('nobody') })
+      assert.equal(response.statusCode, 200)
+      assert.deepEqual(response.json(), { permitted: [] })
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('requirePermission where permissions do not apply', () => {
+  test('under no_auth every check passes, even on a public route and with denying permissions', async () => {
+    const { app } = await buildApp({ noAuth: true, permissions: [permission({ name: 'nobody', actions: ['DESCRIBE'], policy: roleBasedPolicy(['none']) })] })
+    try {
+      app.get('/stats', { preHandler: app.requirePermission({ resources: view('x'), actions: 'DESCRIBE' }) }, async () => ({ ok: true }))
+      app.get('/public', { config: { feastAuthz: { public: true, permission: { resources: view('x'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+      assert.equal((await app.inject({ url: '/stats' })).statusCode, 200)
+      assert.equal((await app.inject({ url: '/public' })).statusCode, 200)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('with no permissions defined every authenticated caller is allowed and a warning is logged once', async () => {
+    const { app, lines } = await buildApp({ permissions: [] })
+    try {
+      app.get('/stats', { preHandler: app.requirePermission({ resources: view('x'), actions: 'DELETE' }) }, async () => ({ ok: true }))
+      assert.equal((await app.inject({ url: '/stats', headers: bearer('nobody') })).statusCode, 200)
+      assert.equal((await app.inject({ url: '/stats', headers: bearer('reader') })).statusCode, 200)
+      const warnings = lines.filter((entry) => entry.level === 40 && /No permissions defined/.test(String(entry.msg)))
+      assert.equal(warnings.length, 1)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('with no permissions defined an unauthenticated caller is still rejected', async () => {
+    const { app } = await buildApp({ permissions: [] })
+    try {
+      app.get('/public', { config: { feastAuthz: { public: true, permission: { resources: view('x'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+      assert.equal((await app.inject({ url: '/public' })).statusCode, 401)
+    } finally {
+      await app.close()
+    }
+  })
+})

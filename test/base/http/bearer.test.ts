@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { DEFAULT_MAX_TOKEN_LENGTH, readBearerToken } from '../../../src/base/http/bearer.ts'
+import { AuthError } from '../../../src/base/errors.ts'
+
+const accepted: Array<[string, string, string]> = [
+  ['the canonical form', 'Bearer abc.def.ghi', 'abc.def.ghi'],
+  ['a lower-case scheme', 'bearer abc', 'abc'],
+  ['an upper-case scheme', 'BEARER abc', 'abc'],
+  ['a mixed-case scheme', 'BeArEr abc', 'abc'],
+  ['several spaces after the scheme', 'Bearer    abc', 'abc'],
+  ['trailing spaces', 'Bearer abc   ', 'abc'],
+  ['every token68 character', 'Bearer aZ09-._~+/', 'aZ09-._~+/'],
+  ['trailing "=" padding', 'Bearer abc==', 'abc==']
+]
+
+const rejected: Array<[string, string, string]> = [
+  ['an empty header', '', 'missing_token'],
+  ['another scheme', 'Basic YWxpY2U6c2VjcmV0', 'missing_token'],
+  ['a scheme that only starts with "Bearer"', 'Bearerabc', 'missing_token'],
+  ['the scheme alone', 'Bearer', 'missing_token'],
+  ['a tab instead of a space (not a separator in RFC 7235)', 'Bearer\tabc', 'missing_token'],
+  ['the scheme followed by spaces only', 'Bearer   ', 'malformed_header'],
+  ['two tokens', 'Bearer abc def', 'malformed_header'],
+  ['a comma-separated list', 'Bearer abc,def', 'malformed_header'],
+  ['"=" inside the token', 'Bearer ab=c', 'malformed_header'],
+  ['padding alone', 'Bearer ==', 'malformed_header'],
+  ['a quoted token', 'Bearer "abc"', 'malformed_header'],
+  ['a non-ASCII character', 'Bearer abcé', 'malformed_header'],
+  ['a control character', 'Bearer abc\u0000', 'malformed_header']
+]
+
+function codeOf (action: () => unknown): string {
+  try {
+    action()
+  } catch (error) {
+    assert.ok(error instanceof AuthError, `expected an AuthError, got ${String(error)}`)
+    return error.code
+  }
+  assert.fail('expected the header to be rejected')
+}
+
+describe('readBearerToken', () => {
+  for (const [name, header, token] of accepted) {
+    test(`accepts ${name}`, () => {
+      assert.equal(readBearerToken(header, ['Authorization', header]), token)
+    })
+  }
+
+  for (const [name, header, code] of rejected) {
+    test(`rejects ${name} as ${code}`, () => {
+      assert.equal(codeOf(() => readBearerToken(header, ['Authorization', header])), code)
+    })
+  }
+
+  test('rejects a missing header as missing_token', () => {
+    assert.equal(codeOf(() => readBearerToken(undefined, [])), 'missing_token')
+  })
+
+  test('rejects a header Node delivered as a list as malformed_header', () => {
+    assert.equal(codeOf(() => readBearerToken(['Bearer a', 'Bearer b'], undefined)), 'malformed_header')
+  })
+
+  test('rejects two Authorization headers in the raw header list, whatever their case', () => {
+    const raw = ['Host', 'x', 'authorization', 'Bearer abc', 'AUTHORIZATION', 'Bearer abc']
+    assert.equal(codeOf(() => readBearerToken('Bearer abc', raw)), 'malformed_header')
+  })
+
+  test('ignores header names that only contain "authorization"', () => {
+    const raw = ['Authorization', 'Bearer abc', 'Proxy-Authorization', 'Basic x', 'X-Authorization', 'y']
+    assert.equal(readBearerToken('Bearer abc', raw), 'abc')
+  })
+
+  test('without a raw header list, a single header value is read', () => {
+    assert.equal(readBearerToken('Bearer abc', undefined), 'abc')
+  })
+
+  test('accepts a token of exactly the maximum length, and rejects one character more as token_too_long', () => {
+    const max = 'a'.repeat(DEFAULT_MAX_TOKEN_LENGTH)
+    assert.equal(readBearerToken(`Bearer ${max}`, undefined), max)
+    assert.equal(codeOf(() => readBearerToken(`Bearer ${max}a`, undefined)), 'token_too_long')
+  })
+
+  test('checks the length before the characters: an oversized token of garbage is token_too_long', () => {
+    assert.equal(codeOf(() => readBearerToken(`Bearer ${'"'.repeat(20)}`, undefined, 10)), 'token_too_long')
+  })
+
+  test('honours a custom maximum length', () => {
+    assert.equal(readBearerToken('Bearer abcde', undefined, 5), 'abcde')
+    assert.equal(codeOf(() => readBearerToken('Bearer abcdef', undefined, 5)), 'token_too_long')
+  })
+
+  test('every rejection is a 401', () => {
+    for (const [, header] of rejected) {
+      assert.throws(() => readBearerToken(header, undefined), (error: unknown) => error instanceof AuthError && error.status === 401)
+    }
+  })
+})

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { redactRequestUrlsIn, requestUrlForLog, urlForLog } from '../../../src/base/observability/log-safe-url.ts'
+
+describe('urlForLog', () => {
+  test('keeps scheme, host, port and path, and drops userinfo, query and fragment', () => {
+    assert.equal(urlForLog('https://user:pass@idp.example.com:8443/realms/feast/.well-known/openid-configuration?secret=x#y'), 'https://idp.example.com:8443/realms/feast/.well-known/openid-configuration')
+  })
+
+  test('names an unparseable URL without echoing it', () => {
+    assert.equal(urlForLog('http://user:pass@[bad'), '(not a valid URL)')
+  })
+})
+
+describe('requestUrlForLog', () => {
+  const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl'
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ['/features/x', '/features/x'],
+    [`/x?access_token=${JWT}`, '/x?access_token=[redacted]'],
+    ['/cb?code=abc&state=s1', '/cb?code=[redacted]&state=s1'],
+    ['/x?project=demo&client_secret=s&refresh_token=r&id_token=i&password=p&token=t', '/x?project=demo&client_secret=[redacted]&refresh_token=[redacted]&id_token=[redacted]&password=[redacted]&token=[redacted]'],
+    ['/x?Access%5FToken=abc', '/x?Access%5FToken=[redacted]'],
+    ['/x?api_key=k&X-Amz-Signature=s', '/x?api_key=[redacted]&X-Amz-Signature=[redacted]'],
+    [`/x?t=${JWT}&allow_cache=true`, '/x?t=[redacted]&allow_cache=true'],
+    [`/x?${JWT}`, '/x?[redacted]'],
+    ['/x?flag&project=demo', '/x?flag&project=demo']
+  ]
+  for (const [target, logged] of cases) {
+    test(`${target.slice(0, 60)} is logged as ${logged}`, () => {
+      assert.equal(requestUrlForLog(target), logged)
+    })
+  }
+
+  test('request targets inside a message are redacted, the rest of the message kept', () => {
+    assert.equal(redactRequestUrlsIn('Route GET:/anything?access_token=abc&x=1 not found'), 'Route GET:/anything?access_token=[redacted]&x=1 not found')
+    assert.equal(redactRequestUrlsIn('is it? yes'), 'is it? yes')
+  })
+})

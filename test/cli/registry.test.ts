@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { promisify } from 'node:util'
+import { groupBasedPolicy, permission, roleBasedPolicy } from '../../src/permissions/define.ts'
+import { everyKindRegistry, wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
+import { registryBytes, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+
+const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname
+const { dir, cleanup } = tempDir()
+after(cleanup)
+
+async function cli (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'registry', ...args], { timeout: 60_000 })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number, stdout: string, stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+function store (name: string, yaml: string): string {
+  const path = join(dir, `${name}.yaml`)
+  writeFileSync(path, yaml)
+  return path
+}
+
+const sample = store('sample', `project: credit_scoring_aws\nregistry: ${SAMPLE_REGISTRY}\n`)
+
+describe('feast-authz registry show', () => {
+  it('prints the projects, resources with their tags, and the permissions as tables', async () => {
+    const { code, stdout } = await cli('show', '--config', sample)
+    assert.equal(code, 0)
+    assert.match(stdout, /^Registry {2}.*ui-sample-registry\.db$/m)
+    assert.match(stdout, /^== Project credit_scoring_aws \(the server's project\)$/m)
+    assert.match(stdout, /^ {2}FeatureView +credit_history +date_added=2022-02-6, access_group=feast-team@feast\.ai, experiments=experiment-A +features: credit_card_due/m)
+    assert.match(stdout, /^ {2}FeatureService +zipcode_model +owner=amanda@feast\.ai, stage=dev +zipcode_features\[city, state/m)
+    assert.match(stdout, /^Permissions\n {2}\(none: every authenticated user is allowed everything in this project/m)
+  })
+
+  it('prints JSON for scripts with --json', async () => {
+    const { code, stdout } = await cli('show', '--config', sample, '--json')
+    assert.equal(code, 0)
+    const shown = JSON.parse(stdout) as { project: string, projects: { name: string, resources: { type: string, name: string, tags: Record<string, string> }[], permissions: unknown[] }[] }
+    assert.equal(shown.project, 'credit_scoring_aws')
+    assert.deepEqual(shown.projects.map((project) => project.name), ['credit_scoring_aws'])
+    const view = shown.projects[0]?.resources.find((resource) => resource.type === 'FeatureView' && resource.name === 'zipcode_features')
+    assert.equal(view?.tags.access_group, 'feast-team@feast.ai')
+    assert.deepEqual(shown.projects[0]?.permissions, [])
+  })
+
+  it('shows each permission with its types, patterns, tags, actions and policy', async () => {
+    const path = join(dir, 'with-permissions.db')
+    writeFileSync(path, registryBytes({
+      projects: ['demo'],
+      permissions: {
+        demo: [
+          permission({ name: 'readers', types: ['FeatureView'], namePatterns: 'driver_.*', requiredTags: { team: 'a' }, actions: ['DESCRIBE', 'READ_ONLINE'], policy: roleBasedPolicy(['reader']) }),
+          permission({ name: 'admins', policy: groupBasedPolicy(['admins']) })
+        ]
+      }
+    }))
+    const { code, stdout } = await cli('show', '--config', store('perms', `project: demo\nregistry:\n  path: ${path}\n`))
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}readers +FeatureView +driver_\.\* +team=a +DESCRIBE, READ_ONLINE +roles: reader$/m)
+    assert.match(stdout, /^ {2}admins +all types +any name +- +ALL_ACTIONS +groups: admins$/m)
+    const json = JSON.parse((await cli('show', '--config', store('perms2', `project: demo\nregistry: ${path}\n`), '--json')).stdout) as { projects: { permissions: unknown[] }[] }
+    assert.deepEqual(json.projects[0]?.permissions[0], {
+      name: 'readers', types: ['FeatureView'], name_patterns: ['driver_.*'], required_tags: { team: 'a' }, actions: ['DESCRIBE', 'READ_ONLINE'], policy: { role_based_policy: { roles: ['reader'] } }
+    })
+  })
+
+  it('exits 2 and names the registry type when it is not supported', async () => {
+    const { code, stderr } = await cli('show', '--config', store('sql', 'project: demo\nregistry:\n  registry_type: sql\n  path: postgresql://db/feast\n'))
+    assert.equal(code, 2)
+    assert.match(stderr, /registry\.registry_type: registry type "sql" is not supported yet/)
+  })
+
+  it('exits 2 and names the file when the registry cannot be decoded', async () => {
+    const path = join(dir, 'corrupt.db')
+    writeFileSync(path, 'garbage, not protobuf')
+    const { code, stderr } = await cli('show', '--config', store('corrupt', `project: demo\nregistry: ${path}\n`))
+    assert.equal(code, 2)
+    assert.ok(stderr.includes(`${path}: cannot use the Feast registry`), stderr)
+  })
+
+  it('exits 2 with the usage when the subcommand is missing', async () => {
+    const { code, stderr } = await cli('--config', sample)
+    assert.equal(code, 2)
+    assert.match(stderr, /expected a subcommand: show/)
+  })
+})
+
+describe('feast-authz registry show on a registry Feast wrote with every kind of object', () => {
+  const path = join(dir, 'every-kind.db')
+  writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
+  const config = store('every-kind', `project: fraud\nregistry: ${path}\n`)
+
+  it('lists every resource with Feast\'s type and its tags, and every permission field by field (--json)', async () => {
+    const { code, stdout } = await cli('show', '--config', config, '--json')
+    assert.equal(code, 0)
+    const shown = JSON.parse(stdout) as { projects: { name: string, resources: { type: string, name: string, tags: Record<string, string> }[], permissions: Record<string, unknown>[] }[] }
+    const fraud = shown.projects.find((project) => project.name === 'fraud')
+    const types = new Map(fraud?.resources.map((resource) => [resource.name, resource.type]))
+    assert.equal(types.get('user_stats_batch'), 'BatchFeatureView')
+    assert.equal(types.get('user_stream'), 'StreamFeatureView')
+    assert.equal(types.get('amount_ratio'), 'OnDemandFeatureView')
+    assert.equal(types.get('fraud_labels'), 'LabelView')
+    assert.equal(types.get('fraud_model'), 'FeatureService')
+    assert.equal(types.get('training_profile'), 'ValidationReference')
+    assert.deepEqual(fraud?.resources.find((resource) => resource.name === 'training_profile'), {
+      type: 'ValidationReference', name: 'training_profile', project: 'fraud', tags: { checked_by: 'great_expectations' }, description: 'expectations for the training set', referenceDataset: 'training_set'
+    })
+    assert.deepEqual(fraud?.resources.find((resource) => resource.name === 'fraud_labels')?.tags, { team: 'fraud', kind: 'labels' })
+    assert.deepEqual(fraud?.permissions.map((permission) => permission.policy), [
+      { role_based_policy: { roles: ['analyst', 'auditor'] } },
+      { group_based_policy: { groups: ['etl'] } },
+      { namespace_based_policy: { namespaces: ['labeling'] } },
+      { combined_group_namespace_policy: { groups: ['platform'], namespaces: ['feast-system'] } }
+    ])
+    assert.deepEqual(fraud?.permissions[0], {
+      name: 'analysts-read',
+      types: ['FeatureView', 'OnDemandFeatureView', 'FeatureService'],
+      name_patterns: ['user_.*', 'amount_.*'],
+      required_tags: { team: 'fraud' },
+      actions: ['DESCRIBE', 'READ_ONLINE', 'READ_OFFLINE'],
+      policy: { role_based_policy: { roles: ['analyst', 'auditor'] } },
+      tags: { managed_by: 'platform' }
+    })
+  })
+
+  it('shows batch and label views in the tables', async () => {
+    const { code, stdout } = await cli('show', '--config', config)
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}BatchFeatureView +user_stats_batch +team=fraud, kind=batch +features: amount_zscore/m)
+    assert.match(stdout, /^ {2}LabelView +fraud_labels +team=fraud, kind=labels +features: is_fraud; entities: user; source: fraud_labels_source$/m)
+  })
+
+  it('exits 2 with one line naming the file and the field when a field has the wrong wire type', async () => {
+    const bad = join(dir, 'wrong-wire.db')
+    writeFileSync(bad, Uint8Array.from([...wire.tag(17, 1), 0, 0, 0, 0, 0, 0, 0, 0]))
+    const { code, stderr } = await cli('show', '--config', store('wrong-wire', `project: demo\nregistry: ${bad}\n`))
+    assert.equal(code, 2)
+    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr)
+    assert.match(stderr, /not a serialized feast\.core\.Registry \(projects \(field 17\) is written as 64-bit/)
+  })
+
+  it('exits 2 with one line when a string is not valid UTF-8, as Python\'s protobuf refuses it', async () => {
+    const bad = join(dir, 'bad-utf8.db')
+    writeFileSync(bad, Uint8Array.from(wire.bytes(17, wire.bytes(1, wire.bytes(1, [0xc3, 0x28])))))
+    const { code, stderr } = await cli('show', '--config', store('bad-utf8', `project: demo\nregistry: ${bad}\n`))
+    assert.equal(code, 2)
+    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr)
+    assert.match(stderr, /a string that is not valid UTF-8 in projects\[0\]\.spec/)
+  })
+})

@@ -1,0 +1,81 @@
+/**
+ * Shared pieces of the registry-wiring tests: a store directory holding feature_store.yaml and a
+ * Feast registry file built with `encodeRegistry`, the permissions it holds, users with tokens
+ * from a real OpenID provider, and a small log recorder.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import type { AuthLogger } from '../../src/base/logging.ts'
+import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
+import type { TestProvider } from './oidc-provider.ts'
+import { registryBytes, type RegistryContent } from './registry-builder.ts'
+
+/** Home project: readers may describe and read feature views. */
+export const READERS = permission({ name: 'readers', types: ['FeatureView'], actions: ['DESCRIBE', 'READ_ONLINE'], policy: roleBasedPolicy(['reader']) })
+/** Project `other`: only auditors may describe its feature views. */
+export const AUDITORS = permission({ name: 'auditors', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['auditor']) })
+/** What replaces READERS in a new version of the file: writers instead of readers. */
+export const WRITERS = permission({ name: 'writers', types: ['FeatureView'], actions: ['DESCRIBE', 'READ_ONLINE'], policy: roleBasedPolicy(['writer']) })
+
+/** Two projects, each with a feature view and its own permissions. */
+export const TWO_PROJECTS: RegistryContent = {
+  projects: ['demo', 'other'],
+  featureViews: [
+    { name: 'driver_stats', project: 'demo', features: ['conv_rate'], tags: { team: 'drivers' } },
+    { name: 'audit_log', project: 'other', features: ['events'] }
+  ],
+  permissions: { demo: [READERS], other: [AUDITORS] }
+}
+
+export type User = 'reader' | 'writer' | 'auditor' | 'stranger'
+
+/** A real token per user, with the user's roles in `resource_access.<client>.roles`. */
+export async function issueTokens (provider: TestProvider): Promise<Record<User, string>> {
+  const withRoles = async (username: string, roles: string[]): Promise<string> =>
+    await provider.issue({ preferred_username: username, resource_access: { [provider.clientId]: { roles } } })
+  return {
+    reader: await withRoles('rita', ['reader']),
+    writer: await withRoles('walt', ['writer']),
+    auditor: await withRoles('ada', ['auditor']),
+    stranger: await withRoles('sam', [])
+  }
+}
+
+export interface StoreDir {
+  readonly dir: string
+  /** `<dir>/feature_store.yaml`, naming `registry.db` by a relative path. */
+  readonly config: string
+  /** `<dir>/registry.db`. */
+  readonly registry: string
+  cleanup (): void
+}
+
+/** A store directory: feature_store.yaml (`auth` as given, `project: demo`) and registry.db holding `content`. */
+export function storeDir (auth: Record<string, unknown>, content: RegistryContent = TWO_PROJECTS, registrySetting: unknown = 'registry.db'): StoreDir {
+  const dir = mkdtempSync(join(tmpdir(), 'feast-authz-wiring-'))
+  const config = join(dir, 'feature_store.yaml')
+  const registry = join(dir, 'registry.db')
+  writeFileSync(registry, registryBytes(content))
+  writeFileSync(config, JSON.stringify({ project: 'demo', registry: registrySetting, auth }, null, 2))
+  return { dir, config, registry, cleanup: () => { rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** A pino logger keeping every line, for assertions on what was logged. */
+export function recordingLogger (): { logger: AuthLogger, lines: () => Array<Record<string, unknown>> } {
+  const raw: string[] = []
+  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { raw.push(chunk.toString('utf8')); done() } })
+  return { logger: pino({ level: 'debug' }, stream), lines: () => raw.map((line) => JSON.parse(line) as Record<string, unknown>) }
+}
+
+/** Polls `probe` until it returns true (the registry is checked for changes every second). */
+export async function eventually (probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await probe()) return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
+}

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { ConfigError } from '../../../src/config/errors.ts'
+import { detectClusterConnection, SERVICE_ACCOUNT_DIR } from '../../../src/managers/kubernetes/cluster-connection.ts'
+import { resolveServiceNamespace } from '../../../src/managers/kubernetes/service-namespace.ts'
+import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+
+const root = mkdtempSync(join(tmpdir(), 'feast-authz-k8s-conn-'))
+const emptyHome = join(root, 'home')
+mkdirSync(emptyHome)
+const noPod = join(root, 'no-pod', SERVICE_ACCOUNT_DIR)
+
+/** A fake pod filesystem: `<root>/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}`. */
+function podDir (namespace: string | undefined): string {
+  const dir = join(mkdtempSync(join(root, 'pod-')), SERVICE_ACCOUNT_DIR)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'token'), 'pod-token')
+  writeFileSync(join(dir, 'ca.crt'), 'not really a ca')
+  if (namespace !== undefined) writeFileSync(join(dir, 'namespace'), `${namespace}\n`)
+  return dir
+}
+
+describe('cluster connection', () => {
+  let api: FakeKubeApi
+  before(async () => { api = await startFakeKubeApi({ namespace: 'from-context' }) })
+  after(async () => { await api.close() })
+
+  test('in a pod, the in-cluster service account is used', () => {
+    const connection = detectClusterConnection({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443', KUBECONFIG: api.kubeconfigPath }, serviceAccountDir: podDir('feast'), homeDir: emptyHome })
+    assert.equal(connection?.source, 'in-cluster')
+    assert.equal(connection.kubeConfig.getCurrentCluster()?.server, 'https://10.0.0.1:443')
+  })
+
+  test('outside a pod, KUBECONFIG is used', () => {
+    const connection = detectClusterConnection({ env: { KUBECONFIG: api.kubeconfigPath }, serviceAccountDir: noPod, homeDir: emptyHome })
+    assert.equal(connection?.source, 'kubeconfig')
+    assert.equal(connection.kubeConfig.getCurrentCluster()?.server, api.url)
+  })
+
+  test('without KUBECONFIG, ~/.kube/config is used unless turned off', () => {
+    const home = join(root, 'home-with-config')
+    mkdirSync(join(home, '.kube'), { recursive: true })
+    writeFileSync(join(home, '.kube', 'config'), `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${api.url}\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n`)
+    assert.equal(detectClusterConnection({ env: {}, serviceAccountDir: noPod, homeDir: home })?.source, 'kubeconfig')
+    assert.equal(detectClusterConnection({ env: {}, serviceAccountDir: noPod, homeDir: home, useHomeConfig: false }), undefined)
+  })
+
+  test('with no pod, no KUBECONFIG and no ~/.kube/config there is no connection (never localhost:8080)', () => {
+    assert.equal(detectClusterConnection({ env: {}, serviceAccountDir: noPod, homeDir: emptyHome }), undefined)
+  })
+
+  test('an unreadable KUBECONFIG is a ConfigError naming the file', () => {
+    const missing = join(root, 'missing-kubeconfig')
+    assert.throws(() => detectClusterConnection({ env: { KUBECONFIG: missing }, serviceAccountDir: noPod, homeDir: emptyHome }), (error: unknown) => error instanceof ConfigError && error.message.includes(missing))
+  })
+})
+
+describe('service namespace discovery', () => {
+  let api: FakeKubeApi
+  before(async () => { api = await startFakeKubeApi({ namespace: 'from-context' }) })
+  after(async () => { await api.close() })
+
+  test('the pod\'s namespace file comes first', () => {
+    const found = resolveServiceNamespace({ serviceAccountDir: podDir('from-file'), env: { POD_NAMESPACE: 'from-env' }, kubeConfig: api.kubeConfig(), configured: 'from-config' })
+    assert.deepEqual(found, { namespace: 'from-file', source: 'service-account file' })
+  })
+
+  test('then POD_NAMESPACE', () => {
+    const found = resolveServiceNamespace({ serviceAccountDir: podDir(undefined), env: { POD_NAMESPACE: 'from-env' }, kubeConfig: api.kubeConfig(), configured: 'from-config' })
+    assert.deepEqual(found, { namespace: 'from-env', source: 'POD_NAMESPACE' })
+  })
+
+  test('then the kubeconfig context', () => {
+    const found = resolveServiceNamespace({ serviceAccountDir: noPod, env: {}, kubeConfig: api.kubeConfig(), configured: 'from-config' })
+    assert.deepEqual(found, { namespace: 'from-context', source: 'kubeconfig context' })
+  })
+
+  test('then auth.namespace', async () => {
+    const path = await api.writeKubeconfig({ name: 'no-namespace', namespace: null })
+    const connection = detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: noPod })
+    const found = resolveServiceNamespace({ serviceAccountDir: noPod, env: {}, kubeConfig: connection?.kubeConfig, configured: 'from-config' })
+    assert.deepEqual(found, { namespace: 'from-config', source: 'auth.namespace' })
+  })
+
+  test('none of them is a ConfigError pointing at auth.namespace', () => {
+    assert.throws(() => resolveServiceNamespace({ serviceAccountDir: noPod, env: {} }), (error: unknown) => error instanceof ConfigError && error.field === 'auth.namespace')
+  })
+})

@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { oidcAuth, startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
+import { startOidcProvider, type ProviderFault, type TestProvider } from '../../helpers/oidc-provider.ts'
+
+// When the provider cannot be reached or answers garbage, the server cannot judge the
+// token: 503 with Retry-After and no challenge, never 401, never 500, never an allow.
+
+function assertUnavailable (response: TestResponse): void {
+  assert.equal(response.status, 503, `expected 503, got ${response.status} ${JSON.stringify(response.body)}`)
+  assert.equal(response.body.code, 'provider_unavailable')
+  assert.match(response.headers.get('retry-after') ?? '', /^\d+$/)
+  assert.equal(response.headers.get('www-authenticate'), null)
+}
+
+/** A loopback port on which nothing listens. */
+async function closedPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => { resolve() }))
+  return port
+}
+
+/** Retries `call` until it gives `status` (the failure back-off is 50 ms in tests), or fails after ~3 s. */
+async function eventually (call: () => Promise<TestResponse>, status: number): Promise<TestResponse> {
+  let response = await call()
+  for (let attempt = 0; response.status !== status && attempt < 60; attempt++) {
+    await sleep(50)
+    response = await call()
+  }
+  return response
+}
+
+describe('provider faults', () => {
+  let provider: TestProvider
+  let token: string
+  const apps: TestApp[] = []
+  const start = async (extra: Record<string, unknown> = {}): Promise<TestApp> => {
+    const app = await startApp({ auth: oidcAuth(provider, extra) })
+    apps.push(app)
+    return app
+  }
+
+  before(async () => {
+    provider = await startOidcProvider({ alg: 'ES256' })
+    token = await provider.issue({ preferred_username: 'alice' })
+  })
+  after(async () => {
+    await Promise.all(apps.map(async (app) => { await app.close() }))
+    await provider?.close()
+  })
+
+  test('with nothing listening at the discovery URL the server still starts, and requests get 503', async () => {
+    const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `http://127.0.0.1:${await closedPort()}/.well-known/openid-configuration`, client_id: 'feast' } })
+    apps.push(app)
+    assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+    assert.equal((await app.call('/health')).status, 200)
+    assert.ok(app.logs.some((line) => line.includes('OIDC discovery failed') && line.includes('ECONNREFUSED')))
+  })
+
+  test('a request without a token is still a 401 while the provider is down', async () => {
+    const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `http://127.0.0.1:${await closedPort()}/.well-known/openid-configuration`, client_id: 'feast' } })
+    apps.push(app)
+    const response = await app.call('/whoami')
+    assert.equal(response.status, 401)
+    assert.equal(response.body.code, 'missing_token')
+  })
+
+  test('a discovery outage at startup gives 503, and the server recovers without a restart once discovery answers', async () => {
+    provider.fault('discovery', 'status500')
+    try {
+      const app = await start()
+      assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+      provider.fault('discovery', null)
+      const response = await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)
+      assert.equal(response.status, 200)
+    } finally {
+      provider.fault('discovery', null)
+    }
+  })
+
+  for (const [name, fault] of [['HTTP 500', 'status500'], ['an HTML page', 'html'], ['a connection reset', 'reset']] as Array<[string, ProviderFault]>) {
+    test(`a JWKS endpoint answering ${name} gives 503, and the server recovers once it answers keys`, async () => {
+      provider.fault('jwks', fault)
+      try {
+        const app = await start()
+        assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+        provider.fault('jwks', null)
+        assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+      } finally {
+        provider.fault('jwks', null)
+      }
+    })
+  }
+
+  test('a JWKS endpoint that never answers gives 503 after jwks_request_timeout_seconds', async () => {
+    provider.fault('jwks', 'hang')
+    try {
+      const app = await start({ jwks_request_timeout_seconds: 0.3 })
+      const response = await app.call('/whoami', `Bearer ${token}`)
+      assertUnavailable(response)
+      assert.ok(app.logs.some((line) => line.includes('timed out')), 'the log says the key-set request timed out')
+    } finally {
+      provider.fault('jwks', null)
+    }
+  })
+
+  test('a discovery endpoint that never answers gives 503 after jwks_request_timeout_seconds', async () => {
+    provider.fault('discovery', 'hang')
+    try {
+      const app = await start({ jwks_request_timeout_seconds: 0.3 })
+      assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+    } finally {
+      provider.fault('discovery', null)
+    }
+  })
+
+  test('a discovery document without jwks_uri gives 503', async () => {
+    const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `${provider.baseUrl}/jwks`, client_id: 'feast' } })
+    apps.push(app)
+    assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+  })
+
+  test('concurrent first requests share one discovery and one JWKS fetch', async () => {
+    provider.fault('jwks', { delayMs: 200 })
+    try {
+      provider.resetStats()
+      const app = await start()
+      const responses = await Promise.all(Array.from({ length: 20 }, async () => await app.call('/whoami', `Bearer ${token}`)))
+      assert.deepEqual(responses.map((response) => response.status), Array(20).fill(200))
+      assert.equal(provider.stats.discovery, 1)
+      assert.equal(provider.stats.jwks, 1)
+    } finally {
+      provider.fault('jwks', null)
+    }
+  })
+})
+
+describe('a flood of unknown kids', () => {
+  let provider: TestProvider
+  let app: TestApp
+
+  before(async () => {
+    provider = await startOidcProvider({ alg: 'ES256' })
+    app = await startApp({ auth: oidcAuth(provider), plugin: { oidc: { unknownKidCooldownSeconds: 30 } } })
+  })
+  after(async () => {
+    await app?.close()
+    await provider?.close()
+  })
+
+  test('costs at most one JWKS refetch per cooldown period, and each such token gets 401 unknown_key', async () => {
+    const valid = await provider.issue({ preferred_username: 'alice' })
+    assert.equal((await app.call('/whoami', `Bearer ${valid}`)).status, 200)
+    const before = provider.stats.jwks
+    const tokens = await Promise.all(Array.from({ length: 30 }, async (_, i) => await provider.sign({ preferred_username: 'mallory' }, { kid: `random-${i}` })))
+    const responses = await Promise.all(tokens.map(async (token) => await app.call('/whoami', `Bearer ${token}`)))
+    assert.deepEqual(new Set(responses.map((response) => `${response.status} ${String(response.body.code)}`)), new Set(['401 unknown_key']))
+    assert.ok(provider.stats.jwks - before <= 1, `JWKS fetched ${provider.stats.jwks - before} times`)
+  })
+})
+
+describe('a provider outage after the keys were fetched', () => {
+  let provider: TestProvider
+  let app: TestApp
+
+  before(async () => {
+    provider = await startOidcProvider({ alg: 'ES256' })
+    app = await startApp({ auth: oidcAuth(provider, { jwks_cache_lifespan_seconds: 2 }) })
+  })
+  after(async () => {
+    await app?.close()
+    await provider?.close()
+  })
+
+  test('does not stop tokens validating within the cache lifespan, and gives 503 (not 401) once it has passed', async () => {
+    const token = await provider.issue({ preferred_username: 'alice' })
+    assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
+    provider.fault('jwks', 'status500')
+    try {
+      const other = await provider.issue({ preferred_username: 'bob' })
+      assert.equal((await app.call('/whoami', `Bearer ${other}`)).status, 200, 'a token never seen before, checked against the cached keys')
+      await sleep(2100) // the set was fetched before this point: it is now older than its lifespan
+      assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+      assertUnavailable(await app.call('/whoami', `Bearer ${other}`))
+    } finally {
+      provider.fault('jwks', null)
+    }
+    assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+  })
+})

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { writeFileSync } from 'node:fs'
+import { openFeastRegistry } from '../../src/registry/index.ts'
+import { featureRegistryFromFeast } from '../../src/server/index.ts'
+import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+
+const { dir, cleanup } = tempDir()
+const sample = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0, cacheTtlSeconds: 0 })
+after(() => { sample.close(); cleanup() })
+
+describe('the reference server\'s registry over a Feast registry file', () => {
+  const served = featureRegistryFromFeast(sample)
+
+  it('serves the feature views of the server\'s project, keyed by their entities\' join keys', () => {
+    assert.equal(served.project, 'credit_scoring_aws')
+    assert.deepEqual(served.featureViews().map((view) => `${view.kind}:${view.name}`), [
+      'FeatureView:credit_history', 'FeatureView:zipcode_features', 'FeatureView:zipcode_money_features', 'OnDemandFeatureView:transaction_gt_last_credit_card_due'
+    ])
+    const view = served.featureView('zipcode_features')
+    assert.deepEqual(view?.entities, ['zipcode'])
+    assert.equal(view?.tags.access_group, 'feast-team@feast.ai')
+    assert.deepEqual(served.featureView('transaction_gt_last_credit_card_due')?.entities, ['__dummy_id'])
+  })
+
+  it('serves a feature service as the features of its projections', () => {
+    assert.deepEqual(served.featureService('credit_score_v1')?.features.slice(0, 3), [
+      { view: 'credit_history', feature: 'credit_card_due' }, { view: 'credit_history', feature: 'missed_payments_1y' }, { view: 'zipcode_features', feature: 'city' }
+    ])
+    assert.equal(served.featureService('no_such_service'), undefined)
+  })
+
+  it('has no rows unless sample rows are given', () => {
+    assert.deepEqual(served.sampleRows('credit_history'), [])
+    assert.deepEqual(featureRegistryFromFeast(sample, { credit_history: [{ dob_ssn: '1', mortgage_due: 5 }] }).sampleRows('credit_history'), [{ dob_ssn: '1', mortgage_due: 5 }])
+  })
+
+  it('finds the views fed by a push source, and follows the registry when it is refreshed', async () => {
+    const path = join(dir, 'push.db')
+    writeFileSync(path, registryBytes({ featureViews: [{ name: 'driver_stats', project: 'demo', pushSource: 'driver_push' }] }))
+    const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0 })
+    try {
+      const live = featureRegistryFromFeast(registry)
+      assert.deepEqual(live.viewsFedBy('driver_push').map((view) => view.name), ['driver_stats'])
+      replaceFile(path, registryBytes({ featureViews: [{ name: 'driver_stats_v2', project: 'demo', pushSource: 'driver_push' }] }))
+      assert.equal(await registry.refresh(), 'updated')
+      assert.deepEqual(live.viewsFedBy('driver_push').map((view) => view.name), ['driver_stats_v2'])
+    } finally {
+      registry.close()
+    }
+  })
+})
