@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { basename } from 'node:path'
 import { before, describe, test } from 'node:test'
-import { REPO } from '../guides/markdown.ts'
+import { REPO } from '../helpers/markdown.ts'
 import { SNIPPETS_DIR, writeDocSnippets, type Snippet } from './doc-snippets.ts'
 
 /**

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { fences, REPO } from '../guides/markdown.ts'
+import { fences, REPO } from '../helpers/markdown.ts'
 
 export const SNIPPETS_DIR = join(REPO, '.tmp', 'doc-snippets')
 

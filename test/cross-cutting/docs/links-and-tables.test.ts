@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, test } from 'node:test'
-import { REPO } from './markdown.ts'
+import { REPO } from '../../helpers/markdown.ts'
 
 function markdownFiles (dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

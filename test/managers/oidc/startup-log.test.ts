@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { loadAuthConfig } from '../../src/config/auth-config.ts'
-import { createAuthManager } from '../../src/managers/create-manager.ts'
-import { NO_POD } from '../kubernetes/helpers.ts'
-import { serviceAccountJwt } from '../helpers/fake-kube-api.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { capturingLogger } from '../helpers/stub-manager.ts'
+import { loadAuthConfig } from '../../../src/config/auth-config.ts'
+import { createAuthManager } from '../../../src/managers/create-manager.ts'
+import { NO_POD } from '../../helpers/kubernetes.ts'
+import { serviceAccountJwt } from '../../helpers/fake-kube-api.ts'
+import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { capturingLogger } from '../../helpers/stub-manager.ts'
 
 let provider: TestProvider
 before(async () => { provider = await startOidcProvider() })
