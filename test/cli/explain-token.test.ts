@@ -96,7 +96,7 @@ describe('feast-authz inspect prints the explanation', () => {
     const { code, stdout, stderr } = await runCli(['inspect', '--config', config, '--token', token])
     assert.equal(code, 1)
     assert.equal(stdout, '')
-    assert.match(stderr, /^feast-authz inspect: token rejected: token_expired[^\n]*\n[\s\S]*exp +\S+ \(expired \d+ min ago\)[\s\S]*username +"alice"[\s\S]*case included/)
+    assert.match(stderr, /^feast-authz inspect: token rejected: token_expired[^\n]*\n[\s\S]*exp +\S+ \(expired \d+ min ago\)[\s\S]*username +"alice"[\s\S]*case included/m)
   })
 
   test('with --explain on success, on stderr, while stdout stays the principal JSON', async () => {

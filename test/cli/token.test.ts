@@ -80,7 +80,7 @@ describe('feast-authz token', () => {
     const run = await cli(['--config', config, ...noSa])
     assert.equal(run.code, 3)
     assert.equal(run.stdout, '')
-    assert.match(run.stderr, /^feast-authz token: provider_unavailable: /)
+    assert.match(run.stderr, /^feast-authz token: provider_unavailable: /m)
   })
 
   it('exits 2 on a configuration error, pointing at the field', async () => {
