@@ -1,3 +1,4 @@
+import { closest, editDistance } from './did-you-mean.ts'
 import { ConfigError, describeValue } from './errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
@@ -272,25 +273,6 @@ function checkField (spec: FieldSpec, value: unknown): string | undefined {
         ? undefined
         : 'expected a non-empty list of non-empty strings'
   }
-}
-
-/** A known name the misspelt one was probably meant to be: a prefix of it, or two edits away. */
-function closest (name: string, known: readonly string[]): string | undefined {
-  return known.find((candidate) => candidate.startsWith(name) || name.startsWith(candidate)) ??
-    known.find((candidate) => editDistance(name, candidate) <= 2)
-}
-
-function editDistance (a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }
 
 function isHttpUrl (value: unknown): boolean {

@@ -49,12 +49,12 @@ describe('feast-authz inspect in kubernetes mode', () => {
     assert.match(run.stderr, /token rejected: token_review_rejected/)
   })
 
-  test('exits 1 saying it could not authenticate when the API server refuses the service', async () => {
+  test('exits 3 saying it could not decide when the API server refuses the service', async () => {
     api.setFault('tokenreviews', { status: 403 })
     try {
       const run = await inspect(jwsToken('alice-token'))
-      assert.equal(run.code, 1)
-      assert.match(run.stderr, /could not authenticate: cluster_unavailable/)
+      assert.equal(run.code, 3)
+      assert.match(run.stderr, /could not decide: cluster_unavailable/)
       assert.match(run.stderr, /tokenreviews/)
     } finally {
       api.setFault('tokenreviews', undefined)

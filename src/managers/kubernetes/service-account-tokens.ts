@@ -52,8 +52,14 @@ export function warnUnboundAudience (logger: AuthLogger, field: string): void {
  * The stand-in when the OIDC server has no cluster connection: a service-account token is
  * refused with a clear reason instead of failing signature checks against the provider.
  */
-export function refuseServiceAccountTokens (): (token: string) => Promise<Principal> {
+export function refuseServiceAccountTokens (logger?: AuthLogger): (token: string) => Promise<Principal> {
+  let told = false
   return async () => {
+    // Said when it matters, once: a server that never sees such a token has nothing to hear.
+    if (!told && logger !== undefined) {
+      told = true
+      logger.info('a token with a kubernetes.io claim was refused: this OIDC server has no cluster connection to review service-account tokens')
+    }
     throw new AuthError('token_review_rejected', 'Kubernetes service-account tokens are not accepted: this server has no cluster connection to review them')
   }
 }
@@ -80,8 +86,8 @@ export function serviceAccountTokensForOidc (options: MixedTokenOptions): (token
     }
   }
   if (connection === undefined) {
-    options.logger.info('no cluster connection: tokens with a kubernetes.io claim will be refused')
-    return refuseServiceAccountTokens()
+    options.logger.debug('no cluster connection: tokens with a kubernetes.io claim will be refused')
+    return refuseServiceAccountTokens(options.logger)
   }
   options.logger.info({ cluster: connection.description }, 'tokens with a kubernetes.io claim are checked by TokenReview (namespace only, no roles or groups)')
   if (options.audiences === undefined) warnUnboundAudience(options.logger, 'auth.service_account_audiences')

@@ -50,6 +50,13 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   }
   const unencrypted = unencryptedDiscoveryWarning(config.auth_discovery_url)
   if (unencrypted !== undefined) logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, unencrypted)
+  const unchecked = [config.audience === undefined ? 'audience' : undefined, config.issuer === undefined ? 'issuer' : undefined].filter((field) => field !== undefined)
+  if (unchecked.length > 0) {
+    logger.info({ discovery: urlForLog(config.auth_discovery_url), unchecked },
+      `OIDC: ${unchecked.join(' and ')} not checked: any unexpired token signed by the provider's keys is accepted, ` +
+      `${config.audience === undefined ? 'whichever client it was issued for' : 'whichever issuer it names'}; ` +
+      `set auth.${unchecked.join(' and auth.')} in feature_store.yaml to accept only tokens meant for this server`)
+  }
   // One error line per kind of provider failure and 10 s, not one per request of an outage.
   const throttle = createLogThrottle()
   const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
