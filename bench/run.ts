@@ -15,6 +15,8 @@ import { runFlood } from './lib/flood-run.ts'
 import { startIdpServer } from './lib/idp-server.ts'
 import { kubernetesUnavailable, startKubeFixture, type KubeFixture } from './lib/kube-fixture.ts'
 import { runMemory } from './lib/memory-run.ts'
+import { runRefresh } from './lib/refresh-run.ts'
+import { runStartup } from './lib/startup-run.ts'
 import { profileRun } from './lib/profile-run.ts'
 import { describeMachine, renderReport } from './lib/render.ts'
 import { evaluateTargets, type ScenarioRuns } from './lib/report.ts'
@@ -87,12 +89,14 @@ async function main (): Promise<void> {
 
     const crypto = settings.skip.includes('crypto') ? undefined : await measureCryptoLimit(fixture, keys.jwks.keys[0]!)
     const flood = settings.skip.includes('flood') ? undefined : await runFlood(fixture)
+    const refresh = settings.skip.includes('refresh') ? undefined : await runRefresh(fixture)
+    const startup = settings.skip.includes('startup') ? undefined : await runStartup(fixture)
     const memory = settings.skip.includes('memory') ? undefined : await runMemory(fixture)
-    const verdicts = evaluateTargets({ basis: settings.basis, scenarios: results, crypto, flood, memory })
+    const verdicts = evaluateTargets({ basis: settings.basis, scenarios: results, crypto, flood, memory, refresh, startup })
     const machine = describeMachine(cores, nproc)
-    const report = renderReport({ settings, machine, results, crypto, flood, memory, verdicts })
+    const report = renderReport({ settings, machine, results, crypto, flood, memory, refresh, startup, verdicts })
     process.stdout.write(`${report}\n`)
-    writeFileSync(`${RESULTS_DIR}latest.json`, `${JSON.stringify({ date: new Date().toISOString(), machine, settings, scenarios: results, crypto, flood, memory, verdicts }, null, 2)}\n`)
+    writeFileSync(`${RESULTS_DIR}latest.json`, `${JSON.stringify({ date: new Date().toISOString(), machine, settings, scenarios: results, crypto, flood, memory, refresh, startup, verdicts }, null, 2)}\n`)
     log(`wrote ${RESULTS_DIR}latest.json`)
     if (settings.strict && verdicts.some((v) => v.status === 'FAIL')) process.exitCode = 1
   } finally {

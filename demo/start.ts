@@ -4,9 +4,13 @@
  * with ready-to-run curl lines, then a table of what each user gets on each route, and keeps
  * serving until Ctrl-C. `--once` (or DEMO_ONCE=1) prints the table and exits.
  *
+ * Everything printed on stdout is a shell script: commands as they are, the rest as comments,
+ * so any line (or all of them) pastes into a shell.
+ *
  * Environment: DEMO_PORT (server port, default any free one), DEMO_LOG (pino level of the
  * server's log on stderr, default warn; `info` shows every permission decision).
  */
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createLogger } from '../src/base/logging.ts'
 import { buildReferenceServer } from '../src/server/app.ts'
@@ -18,6 +22,13 @@ import { PROBES, USERS, type DemoUser } from './probes.ts'
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/server/${name}`, import.meta.url))
 const once = process.argv.includes('--once') || process.env.DEMO_ONCE === '1'
 const out = (line = ''): void => { process.stdout.write(`${line}\n`) }
+// Anything that is not a command is a comment, so that pasting it does no harm.
+const note = (line = ''): void => { out(line === '' ? '' : `# ${line}`) }
+
+// npm runs the demo through `sh -c`: when npm dies without passing a signal on (killed hard,
+// its terminal gone), the shell may live on, and the server with it. Both ancestors are watched,
+// as they are now: the parent may be gone before the server is up.
+const ancestors = [process.ppid, parentOf(process.ppid)].filter((pid): pid is number => pid !== undefined && pid > 1)
 
 const provider = await startOidcProvider()
 for (const user of USERS) {
@@ -44,29 +55,29 @@ for (const user of USERS) {
   tokens.set(user, user.roles === undefined ? undefined : await provider.issueForUser(user.name, undefined, { ttlSeconds: 3600 }))
 }
 
-out(`OpenID provider: ${provider.discoveryUrl}`)
-out(`Feature server:  ${url}  (auth: oidc, permissions: fixtures/server/permissions.yaml, data: fixtures/server/registry.yaml)`)
+note(`OpenID provider: ${provider.discoveryUrl}`)
+note(`Feature server:  ${url}  (auth: oidc, permissions: fixtures/server/permissions.yaml, data: fixtures/server/registry.yaml)`)
 out()
-out('Tokens (valid for one hour):')
+note('Tokens (valid for one hour): paste these lines into your shell.')
 for (const user of USERS) {
   const token = tokens.get(user)
-  if (token !== undefined) out(`  ${user.label.padEnd(8)} export ${user.variable}=${token}`)
+  if (token !== undefined) out(`export ${user.variable}=${token}  # ${user.label}`)
 }
 out()
-out('Try:')
-out(`  curl -s ${url}/api/v1/feature_views -H "Authorization: Bearer $READER_TOKEN"`)
-out(`  curl -s ${url}/get-online-features -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
-out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/get-online-features')?.body)}'`)
-out(`  curl -s ${url}/push -H "Authorization: Bearer $WRITER_TOKEN" -H 'content-type: application/json' \\`)
-out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'`)
-out(`  curl -s ${url}/push -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
-out(`       -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'   # 403`)
+note('Try:')
+out(`curl -s ${url}/api/v1/feature_views -H "Authorization: Bearer $READER_TOKEN"`)
+out(`curl -s ${url}/get-online-features -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/get-online-features')?.body)}'`)
+out(`curl -s ${url}/push -H "Authorization: Bearer $WRITER_TOKEN" -H 'content-type: application/json' \\`)
+out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'`)
+out(`curl -s ${url}/push -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'  # 403`)
 out()
 
-out('What each user gets:')
+note('What each user gets:')
 const widths = [34, ...USERS.map((user) => Math.max(user.label.length, 13))]
 const row = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 8)).join('  ').trimEnd()
-out(`  ${row(['route', ...USERS.map((user) => user.label)])}`)
+note(`  ${row(['route', ...USERS.map((user) => user.label)])}`)
 for (const probe of PROBES) {
   const cells: string[] = []
   for (const user of USERS) {
@@ -82,19 +93,42 @@ for (const probe of PROBES) {
     const body: unknown = await response.json().catch(() => undefined)
     cells.push(`${response.status}${response.ok && probe.summary !== undefined ? ` ${probe.summary(body)}` : ''}`)
   }
-  out(`  ${row([`${probe.method.padEnd(4)} ${probe.path}`, ...cells])}`)
+  note(`  ${row([`${probe.method.padEnd(4)} ${probe.path}`, ...cells])}`)
 }
 out()
 
+let stopping: Promise<void> | undefined
 const stop = async (): Promise<void> => {
-  await app.close()
-  await provider.close()
+  stopping ??= (async () => {
+    await app.close()
+    await provider.close()
+  })()
+  await stopping
 }
 if (once) {
   await stop()
 } else {
-  out('Serving until Ctrl-C (DEMO_LOG=info shows every permission decision on stderr).')
-  const onSignal = (): void => { stop().then(() => process.exit(0), () => process.exit(1)) }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
+  note('Serving until Ctrl-C (DEMO_LOG=info shows every permission decision on stderr).')
+  const exit = (): void => { stop().then(() => process.exit(0), () => process.exit(1)) }
+  process.once('SIGINT', exit)
+  process.once('SIGTERM', exit)
+  process.once('SIGHUP', exit)
+  if (ancestors.some((pid) => !alive(pid))) exit()
+  setInterval(() => { if (ancestors.some((pid) => !alive(pid))) exit() }, 500).unref()
+}
+
+function parentOf (pid: number): number | undefined {
+  const result = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' })
+  const parent = Number(result.stdout?.trim())
+  return Number.isInteger(parent) && parent > 0 ? parent : undefined
+}
+
+function alive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }

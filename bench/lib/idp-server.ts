@@ -15,7 +15,8 @@ export interface IdpServer {
   close (): Promise<void>
 }
 
-export async function startIdpServer (jwks: unknown, issuer: string): Promise<IdpServer> {
+/** `jwksDelayMs`: the key set answers that late (the refresh scenario's slow provider). */
+export async function startIdpServer (jwks: unknown, issuer: string, options: { jwksDelayMs?: number } = {}): Promise<IdpServer> {
   const counts = { discovery: 0, jwks: 0, other: 0 }
   let baseUrl = ''
   const jwksBody = JSON.stringify(jwks)
@@ -34,7 +35,9 @@ export async function startIdpServer (jwks: unknown, issuer: string): Promise<Id
     }
     if (path === '/jwks.json') {
       counts.jwks++
-      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(jwksBody)
+      const answer = (): void => { response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(jwksBody) }
+      if (options.jwksDelayMs === undefined) answer()
+      else setTimeout(answer, options.jwksDelayMs)
       return
     }
     counts.other++

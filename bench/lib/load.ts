@@ -25,13 +25,17 @@ export interface LoadOptions {
   readonly maxSeconds?: number
   /** Reads the server's CPU seconds so far (to report its CPU cost per request). */
   readonly serverCpuSeconds?: () => number
+  /** 401: every answer is expected to be a 401 (the rejection scenario); `rps` then counts those. */
+  readonly expectStatus?: 200 | 401
 }
 
 export interface LoadResult {
-  /** Successful (2xx) responses per second of the run. */
+  /** Successful (2xx) responses per second of the run (401s for a run that expects them). */
   readonly rps: number
   readonly p99Ms: number
   readonly p50Ms: number
+  /** The slowest request of the run. */
+  readonly maxMs: number
   readonly ok: number
   readonly non2xx: number
   readonly status5xx: number
@@ -85,9 +89,10 @@ export async function runLoad (options: LoadOptions): Promise<LoadResult> {
   const serverCpu = (options.serverCpuSeconds?.() ?? Number.NaN) - serverCpuBefore
   const answered = result['2xx'] + result.non2xx
   return {
-    rps: result['2xx'] / result.duration,
+    rps: (options.expectStatus === 401 ? result['4xx'] : result['2xx']) / result.duration,
     p99Ms: result.latency.p99,
     p50Ms: result.latency.p50,
+    maxMs: result.latency.max,
     ok: result['2xx'],
     non2xx: result.non2xx,
     status5xx: result['5xx'],

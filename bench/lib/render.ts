@@ -4,7 +4,7 @@ import { loadavg } from 'node:os'
 import { ROUTE } from '../servers/common.ts'
 import type { CorePlan } from './cores.ts'
 import type { LoadResult } from './load.ts'
-import { evaluateTargets, median, micros, renderTable, renderVerdicts, type CryptoLimit, type FloodResult, type MemoryResult, type ScenarioRuns } from './report.ts'
+import { evaluateTargets, median, mib, micros, renderTable, renderVerdicts, type CryptoLimit, type FloodResult, type MemoryResult, type RefreshResult, type ScenarioRuns, type StartupResult } from './report.ts'
 import type { Settings } from './settings.ts'
 
 export interface Machine { nproc: number, cpu: string, node: string, pinning: string, loadAverage: number[] }
@@ -30,6 +30,8 @@ export function renderReport (input: {
   crypto: CryptoLimit | undefined
   flood: FloodResult | undefined
   memory: MemoryResult | undefined
+  refresh?: RefreshResult | undefined
+  startup?: StartupResult | undefined
   verdicts: ReturnType<typeof evaluateTargets>
 }): string {
   const { settings, machine, crypto, flood } = input
@@ -54,6 +56,13 @@ export function renderReport (input: {
     const describe = (run: LoadResult): string => `${Math.round(run.rps).toLocaleString('en-US')} req/s, ${micros(run.serverCpuMicrosPerRequest)} µs/req`
     lines.push(`Unknown-kid flood (scenario 2's server): ${flood.floodRequests.toLocaleString('en-US')} random-kid requests over ${flood.seconds} s → ${flood.jwksFetches} JWKS fetch(es). ` +
       `Valid traffic: ${describe(flood.before)} just before, ${describe(during)} during (server CPU of the flood included), ${describe(flood.after)} just after.`, '')
+  }
+  if (input.startup !== undefined) {
+    const node = input.startup.probes.find((probe) => probe.id === 'node')
+    lines.push('Start-up (built package, plain node, median of 5 fresh processes on the server core):', '',
+      '| import | time ms | RSS MiB | RSS over node alone |', '|---|---:|---:|---:|',
+      ...input.startup.probes.map((probe) => `| ${probe.label} | ${probe.importMs.toFixed(1)} | ${mib(probe.rss)} | ${node === undefined ? '—' : `+${mib(probe.rss - node.rss)}`} |`), '',
+      `From process start to the first authenticated answer (Fastify + the plugin in OIDC mode, discovery and key set included): **${Math.round(input.startup.firstAnswerMs)} ms**.`, '')
   }
   lines.push('### Targets', '', renderVerdicts(input.verdicts))
   return lines.join('\n')

@@ -23,7 +23,7 @@ export interface Settings {
   readonly basis: 'auto' | 'rps' | 'cpu'
   /** Scenario ids to run (all when undefined). */
   readonly only: readonly string[] | undefined
-  /** Extra runs to leave out: `flood`, `memory`, `crypto`. */
+  /** Extra runs to leave out: `crypto`, `flood`, `refresh`, `startup`, `memory`. */
   readonly skip: readonly string[]
 }
 

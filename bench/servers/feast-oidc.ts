@@ -1,4 +1,4 @@
-/** Scenarios 2 and 3 (and the flood and memory runs): the feast-authz plugin in OIDC mode. */
+/** Scenarios 2 and 3 (and the rejection, flood, refresh and memory runs): the feast-authz plugin in OIDC mode. */
 import Fastify from 'fastify'
 import feastAuthz from '../../src/index.ts'
 import { announce, PAYLOAD, readServerConfig, ROUTE } from './common.ts'
@@ -13,7 +13,9 @@ await app.register(feastAuthz, {
       client_id: config.clientId,
       auth_discovery_url: config.discoveryUrl,
       audience: config.audience,
-      issuer: config.issuer
+      issuer: config.issuer,
+      // The refresh scenario shortens the key set's lifespan (BENCH_LIFESPAN_SECONDS).
+      ...(process.env.BENCH_LIFESPAN_SECONDS === undefined ? {} : { jwks_cache_lifespan_seconds: Number(process.env.BENCH_LIFESPAN_SECONDS) })
     }
   }
 })

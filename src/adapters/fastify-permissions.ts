@@ -3,7 +3,7 @@
  * preHandler, and the same check from route config (`config: { feastAuthz: { permission } }`).
  * Both run the shared gate of require-permission.ts.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify'
 import type { Resource } from '../permissions/model.ts'
 import type { CompiledPermissionSpec, PermissionGate, PermissionOutcome, PermissionSpec } from './require-permission.ts'
 
@@ -22,27 +22,32 @@ declare module 'fastify' {
      *
      * @example
      * ```ts
-     * app.post('/views/:name', {
+     * app.post<{ Params: { name: string } }>('/views/:name', {
      *   preHandler: app.requirePermission({
-     *     resources: (request) => ({ type: 'FeatureView', name: (request.params as { name: string }).name }),
+     *     resources: (request) => ({ type: 'FeatureView', name: request.params.name }),
      *     actions: 'WRITE_ONLINE'
      *   })
      * }, handler)
      * ```
+     * Generic over the route's types (`Params`, `Body`, ...), which TypeScript takes from the
+     * route it is passed to, so the callbacks need no casts.
      */
-    requirePermission (spec: FastifyPermissionSpec): preHandlerAsyncHookHandler
+    requirePermission<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> (
+      spec: PermissionSpec<FastifyRequest<RouteGeneric>>
+    ): preHandlerAsyncHookHandler<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RouteGeneric>
   }
 }
 
 /** Adds the decorator and the route-config hook to `fastify` (called by the plugin). */
 export function registerPermissionSupport (fastify: FastifyInstance, gate: PermissionGate): void {
   fastify.decorateRequest('permittedResources', null)
-  fastify.decorate('requirePermission', (spec: FastifyPermissionSpec): preHandlerAsyncHookHandler => {
+  // The route's types only narrow what the spec's callbacks see: one implementation.
+  fastify.decorate('requirePermission', ((spec: FastifyPermissionSpec): preHandlerAsyncHookHandler => {
     const compiled = gate.compile(spec)
     return async function requirePermission (request: FastifyRequest, reply: FastifyReply) {
       return await enforce(gate, compiled, request, reply)
     }
-  })
+  }) as FastifyInstance['requirePermission'])
 
   // Route-config permissions are enforced by a global preHandler reading the route's own config,
   // so they hold for every route, including routes declared before the plugin finished loading

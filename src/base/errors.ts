@@ -65,8 +65,18 @@ export class AuthError extends FeastAuthzError {
   readonly retryAfterSeconds: number | undefined
 
   constructor (code: AuthErrorCode, message: string, options: { cause?: unknown, retryAfterSeconds?: number } = {}) {
-    super(code, message, options)
-    this.status = code === 'provider_unavailable' || code === 'cluster_unavailable' ? 503 : 401
-    this.retryAfterSeconds = this.status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
+    const status = code === 'provider_unavailable' || code === 'cluster_unavailable' ? 503 : 401
+    // A 401 judges the caller's credential, on the hot path of every refused request: its stack
+    // would only name our own frames and cost microseconds to capture. Outages (503) keep theirs
+    // for the logs. The limit is restored at once; nothing else runs in between.
+    const limit = Error.stackTraceLimit
+    if (status === 401) Error.stackTraceLimit = 0
+    try {
+      super(code, message, options)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
+    this.status = status
+    this.retryAfterSeconds = status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
   }
 }

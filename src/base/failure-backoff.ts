@@ -7,6 +7,7 @@ export function createFailureBackoff (backoffMs: number, now: () => number = Dat
   let last: { at: number, error: Error } | undefined
   return {
     check: () => { if (last !== undefined && now() - last.at < backoffMs) throw last.error },
+    waiting: () => last !== undefined && now() - last.at < backoffMs,
     failed: (error) => { last = { at: now(), error } },
     succeeded: () => { last = undefined }
   }
@@ -16,6 +17,8 @@ export function createFailureBackoff (backoffMs: number, now: () => number = Dat
 export interface FailureBackoff {
   /** Throws the remembered failure while the back-off lasts. */
   check (): void
+  /** Whether the back-off lasts now (for callers that must not throw, e.g. a background refresh). */
+  waiting (): boolean
   /** Remembers `error`: callers get it for the next `backoffMs`. */
   failed (error: Error): void
   /** Forgets the failure. */

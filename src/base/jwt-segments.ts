@@ -7,12 +7,42 @@
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/
 
 /**
- * Three unpadded base64url segments, as RFC 7515 compact serialization writes them.
- * jose's decoder (on Node 20) also takes padding and the standard alphabet, which makes
- * one signature spellable several ways; we accept only the canonical spelling.
+ * Three unpadded base64url segments, as RFC 7515 compact serialization writes them, each in
+ * its one canonical spelling. jose's decoder (on Node 20) also takes padding, the standard
+ * alphabet and set "unused" low bits in a segment's last character, which makes one token
+ * spellable several ways (16 for an RS256 token): each spelling would be its own cache entry
+ * and its own log fingerprint. We accept only the canonical spelling: the one a decode and
+ * re-encode gives back.
+ *
+ * One regular expression and constant-time checks of the segment ends: this runs on every
+ * token that is not already cached.
  */
 export function isCompactJws (token: string): boolean {
-  return COMPACT_JWS.test(token)
+  if (!COMPACT_JWS.test(token)) return false
+  const first = token.indexOf('.')
+  const second = token.indexOf('.', first + 1)
+  return canonicalEnd(token, first, first) &&
+    canonicalEnd(token, second, second - first - 1) &&
+    canonicalEnd(token, token.length, token.length - second - 1)
+}
+
+/**
+ * Whether the base64url segment of `length` characters ending at `end` is canonical: a length
+ * base64 can have, and a last character whose bits beyond the encoded bytes are zero (the
+ * last of 2 characters carries 4 unused bits, the last of 3 carries 2).
+ */
+function canonicalEnd (token: string, end: number, length: number): boolean {
+  const tail = length & 3
+  if (tail === 0) return true
+  if (tail === 1) return false
+  return (sextet(token.charCodeAt(end - 1)) & (tail === 2 ? 0x0f : 0x03)) === 0
+}
+
+// The 6-bit value of a base64url character (the regex has already checked the alphabet).
+function sextet (code: number): number {
+  if (code >= 0x61) return code - 0x61 + 26 // a-z
+  if (code >= 0x41) return code === 0x5f ? 63 : code - 0x41 // A-Z, _
+  return code === 0x2d ? 62 : code - 0x30 + 52 // -, 0-9
 }
 
 /**

@@ -7,13 +7,25 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, rejected: 1, usage: 2 } as const
+/**
+ * Exit codes shared by every command (docs/troubleshooting.md#exit-codes): a script can tell
+ * "no" (1) from "you asked wrongly" (2) from "ask again later" (3).
+ */
+export const EXIT = {
+  /** Success: the token is accepted, the request allowed, the output printed. */
+  ok: 0,
+  /** The answer is no: token rejected, permission denied, no token to send. */
+  rejected: 1,
+  /** Bad arguments, or a configuration, permissions or registry file that cannot be used. */
+  usage: 2,
+  /** No answer: the identity provider, token endpoint or cluster API could not be reached. */
+  undecided: 3
+} as const
 
 /** A command's entry point: arguments after the command name; resolves to the exit code. */
 export type CliCommand = (argv: readonly string[], io: CliIo) => Promise<number>
 
-/** The command line itself is wrong (unknown flag, missing value): exit code {@link EXIT}.usage. */
+/** Bad command-line arguments (unknown flag, missing value): reported on one line, with a pointer to `--help`; exit code {@link EXIT}.usage. */
 export class UsageError extends FeastAuthzError {
   override readonly name = 'UsageError'
   declare readonly code: 'FEAST_AUTHZ_USAGE'

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import type { CliCommand, CliIo } from './io.ts'
+import { didYouMean } from '../config/did-you-mean.ts'
+import { EXIT, type CliCommand, type CliIo } from './io.ts'
 
 // Loaded on demand so that `feast-authz token` does not pay for the server's imports.
 const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{ run: CliCommand }> }>> = {
@@ -14,19 +16,32 @@ const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{
 export function usage (): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
   const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`)
-  return `usage: feast-authz <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun feast-authz <command> --help for a command's options.\n`
+  return `usage: feast-authz <command> [options]\n       feast-authz --version\n\ncommands:\n${lines.join('\n')}\n\n` +
+    'Run feast-authz <command> --help for a command\'s options.\n' +
+    'Exit codes: 0 success or allowed, 1 rejected or denied, 2 usage or configuration error,\n' +
+    '3 could not decide (identity provider or cluster unreachable).\n'
+}
+
+/** The package's version, from the package.json next to `src/` (or `dist/`). */
+export function version (): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
+  return String(manifest.version)
 }
 
 export async function main (argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? io.stderr : io.stdout)(usage())
-    return name === undefined ? 2 : 0
+    return name === undefined ? EXIT.usage : EXIT.ok
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(`${version()}\n`)
+    return EXIT.ok
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
-    io.stderr(`feast-authz: unknown command "${name}"\n\n${usage()}`)
-    return 2
+    io.stderr(`feast-authz: unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"${didYouMean(name.replace(/^-+/, ''), Object.keys(COMMANDS))}\nRun \`feast-authz --help\` for the commands.\n`)
+    return EXIT.usage
   }
   const { run } = await command.load()
   return await run(rest, io)

@@ -5,6 +5,7 @@ export type TokenSourceErrorCode =
   | 'no_token_source'
   | 'env_var_unset'
   | 'service_account_file_unreadable'
+  | 'token_file_unreadable'
   | 'provider_unavailable'
   | 'provider_rejected'
   | 'invalid_provider_response'

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
@@ -19,6 +19,7 @@ export type TokenSource =
   | 'SERVICE_OIDC_TOKEN'
   | 'FEAST_OIDC_TOKEN'
   | 'user_token'
+  | 'token_path'
   | 'service_account_file'
   | 'LOCAL_K8S_TOKEN'
 
@@ -68,8 +69,9 @@ export interface TokenProvider {
  * - `oidc`: signed intra-server token (`INTRA_COMMUNICATION_BASE64`) → `token` →
  *   the variable named by `token_env_var` (unset or empty is an error, never a fall-through)
  *   → `client_secret` flow → `SERVICE_OIDC_TOKEN`, then `FEAST_OIDC_TOKEN` → the service-account token file.
- * - `kubernetes`: intra token → `user_token` → the service-account token file (re-read
- *   every time, so rotation is picked up) → `LOCAL_K8S_TOKEN`.
+ * - `kubernetes`: intra token → `user_token` → `token_path` (a projected, audience-bound
+ *   token; re-read whenever the file changes, as the kubelet rotates it; missing is an error)
+ *   → the service-account token file (re-read every time) → `LOCAL_K8S_TOKEN`.
  * - `no_auth`: no token.
  *
  * WARNING: when `INTRA_COMMUNICATION_BASE64` is set, the intra-server token wins over every
@@ -89,6 +91,7 @@ export function createTokenProvider (config: AuthConfig, options: TokenProviderO
   const env = (): NodeJS.ProcessEnv => options.env ?? process.env
   const saPath = options.serviceAccountTokenPath ?? SERVICE_ACCOUNT_TOKEN_PATH
   let idp: IdpTokenSource | undefined
+  const tokenFile = config.type === 'kubernetes' && config.token_path !== undefined ? createTokenFile(config.token_path) : undefined
   if (config.type === 'oidc') {
     validateOidcClient(config)
     const credentials = idpCredentialsOf(config)
@@ -102,7 +105,7 @@ export function createTokenProvider (config: AuthConfig, options: TokenProviderO
 
   const resolve = async (): Promise<ResolvedToken | undefined> => {
     if (config.type === 'no_auth') return undefined
-    return (await intra()) ?? (config.type === 'oidc' ? await resolveOidc(config, idp, env(), saPath) : await resolveKubernetes(config, env(), saPath))
+    return (await intra()) ?? (config.type === 'oidc' ? await resolveOidc(config, idp, env(), saPath) : await resolveKubernetes(config, env(), saPath, tokenFile))
   }
 
   return {
@@ -133,8 +136,9 @@ async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefi
   throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${saPath}`)
 }
 
-async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.ProcessEnv, saPath: string): Promise<ResolvedToken> {
+async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.ProcessEnv, saPath: string, tokenFile: (() => Promise<string>) | undefined): Promise<ResolvedToken> {
   if (config.user_token !== undefined) return { token: config.user_token, source: 'user_token' }
+  if (tokenFile !== undefined) return { token: await tokenFile(), source: 'token_path' }
   const fromFile = await readServiceAccountToken(saPath)
   if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
   const local = fromEnv(env, 'LOCAL_K8S_TOKEN')
@@ -145,6 +149,29 @@ async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.Proc
 function fromEnv (env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim()
   return value === undefined || value === '' ? undefined : value
+}
+
+/**
+ * The token of `token_path`, read again only when the file changed (its inode, size or
+ * modification time: the kubelet swaps projected tokens in atomically, so each rotation is a new
+ * file). A configured file that is missing or empty is an error, never a silent fall-through.
+ */
+function createTokenFile (path: string): () => Promise<string> {
+  let cached: { signature: string, token: string } | undefined
+  return async () => {
+    let signature: string
+    try {
+      const info = await stat(path)
+      signature = `${info.ino}:${info.size}:${info.mtimeMs}`
+    } catch (error) {
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (is the projected token volume mounted there?)`, { cause: error })
+    }
+    if (cached?.signature === signature) return cached.token
+    const token = await readServiceAccountToken(path)
+    if (token === undefined) throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which is empty or missing`)
+    cached = { signature, token }
+    return token
+  }
 }
 
 /** Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined. */

@@ -1,3 +1,4 @@
+import { closest, editDistance } from './did-you-mean.ts'
 import { ConfigError, describeValue } from './errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
@@ -54,6 +55,11 @@ export interface OidcAuthConfig {
   readonly token_refresh_margin_seconds: number
   /** Read by Feast's UI only; accepted so that Feast's own files load unchanged. */
   readonly ui_client_id?: string
+  /**
+   * Server side: audiences a Kubernetes service-account token (mixed tokens, spec 5.3) must be
+   * bound to, sent as TokenReview `spec.audiences`; a token for another audience is a 401.
+   */
+  readonly service_account_audiences?: readonly string[]
 }
 
 /** The server form of {@link OidcAuthConfig}: what validating tokens needs. */
@@ -67,8 +73,35 @@ export interface KubernetesAuthConfig {
   readonly type: 'kubernetes'
   /** Client side: the token to send instead of the pod's service-account token (a secret: never logged). */
   readonly user_token?: string
-  /** When set, sent in every TokenReview; the review must confirm one of them. */
+  /**
+   * Audiences the server requires of tokens, sent as TokenReview `spec.audiences`; the review
+   * must confirm one of them (a token bound to another audience is a 401). Unset, any token of
+   * the cluster, including full-power API-server tokens, is accepted (a startup warning says so).
+   */
   readonly audiences?: readonly string[]
+  /**
+   * Client side: a file holding the token to send (a projected, audience-bound service-account
+   * token); re-read whenever it changes, as the kubelet rotates it. Wins over the pod's default token.
+   */
+  readonly token_path?: string
+  /**
+   * Compatibility with Feast's operator, whose Roles have no rules: a binding to a Role without
+   * the Feast marker rule grants that role too. Default false: anyone who may create RoleBindings
+   * in the namespace can bind a rule-less Role to themselves.
+   */
+  readonly allow_ruleless_roles?: boolean
+  /**
+   * Accept bearer tokens that are not JWTs (OpenShift `sha256~`, EKS `k8s-aws-v1.`...) and send
+   * them to TokenReview, behind the same rejection cache and concurrency cap. Default false.
+   */
+  readonly accept_opaque_tokens?: boolean
+  /**
+   * ClusterRoles whose RoleBindings in the service namespace grant a Feast role of the same name.
+   * Default none: `admin`, `edit`, `view` never become Feast roles by accident.
+   */
+  readonly cluster_roles?: readonly string[]
+  /** How long the last known RoleBindings keep serving during an API-server outage (default 60). */
+  readonly outage_grace_seconds?: number
   /** The service's namespace when it cannot be discovered (pod file, `POD_NAMESPACE`, kubeconfig). */
   readonly namespace?: string
   /** How long a TokenReview result is reused for the same token (default 60). */
@@ -107,14 +140,20 @@ const OIDC_FIELDS: Readonly<Record<string, FieldSpec>> = {
   password: { kind: 'string', secret: true },
   token_refresh_margin_seconds: { kind: 'positive-number', default: 30 },
   // Read by Feast's UI only; accepted so that Feast's own files load unchanged.
-  ui_client_id: { kind: 'string' }
+  ui_client_id: { kind: 'string' },
+  service_account_audiences: { kind: 'string-list' }
 }
 
 const KUBERNETES_FIELDS: Readonly<Record<string, FieldSpec>> = {
   user_token: { kind: 'string', secret: true },
   audiences: { kind: 'string-list' },
   namespace: { kind: 'string' },
-  token_review_cache_ttl_seconds: { kind: 'positive-number', default: 60 }
+  token_review_cache_ttl_seconds: { kind: 'positive-number', default: 60 },
+  token_path: { kind: 'string' },
+  allow_ruleless_roles: { kind: 'boolean' },
+  accept_opaque_tokens: { kind: 'boolean' },
+  cluster_roles: { kind: 'string-list' },
+  outage_grace_seconds: { kind: 'positive-number' }
 }
 
 const FIELDS: Readonly<Record<AuthType, Readonly<Record<string, FieldSpec>>>> = {
@@ -234,25 +273,6 @@ function checkField (spec: FieldSpec, value: unknown): string | undefined {
         ? undefined
         : 'expected a non-empty list of non-empty strings'
   }
-}
-
-/** A known name the misspelt one was probably meant to be: a prefix of it, or two edits away. */
-function closest (name: string, known: readonly string[]): string | undefined {
-  return known.find((candidate) => candidate.startsWith(name) || name.startsWith(candidate)) ??
-    known.find((candidate) => editDistance(name, candidate) <= 2)
-}
-
-function editDistance (a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }
 
 function isHttpUrl (value: unknown): boolean {

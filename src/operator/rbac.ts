@@ -1,3 +1,5 @@
+import { feastRoleMarker } from '../base/feast-role-marker.ts'
+
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>
 
@@ -50,8 +52,10 @@ const feastExtraRules = (): KubeObject[] => [
  * RBAC for `kubernetes` auth. By default the minimum feast-authz needs (docs/kubernetes.md):
  * a Role and RoleBinding `feast-<store>` reading the RoleBindings of the store's namespace,
  * the shared ClusterRole `feast-authz-token-review` (TokenReview create) bound by
- * `feast-<store>-token-review`, and one rule-less Role per `roles` entry: the role names
- * `Permission` objects refer to, which users bind their service accounts to.
+ * `feast-<store>-token-review`, and one Role per `roles` entry: the role names `Permission`
+ * objects refer to, which users bind their service accounts to. Each holds the Feast marker
+ * rule of its name (`feast.dev` `roles`, `resourceNames: [<role>]`, verb `assume`), so that
+ * Kubernetes' escalation check stops anyone who does not hold it from binding it.
  *
  * With `feastCompatible`, the Feast operator's objects instead (its five-rule Role and the
  * shared ClusterRole `feast-token-review-cluster-role` bound by `feast-<store>-cluster-binding`),
@@ -70,8 +74,8 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
         // The Feast operator's five rules. In a namespaced Role only the first takes effect;
         // the ClusterRole below is what grants the cluster-scoped ones.
         ? [{ apiGroups: [RBAC_GROUP], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch'] }, tokenReviewRule(), ...feastExtraRules()]
-        // The role-binding index lists and watches RoleBindings here; nothing else is read.
-        : [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['get', 'list', 'watch'] }]
+        // The role index lists and watches RoleBindings and Roles here; nothing else is read.
+        : [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings', 'roles'], verbs: ['get', 'list', 'watch'] }]
     },
     {
       apiVersion: RBAC,
@@ -97,7 +101,7 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },
-    ...roles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels(store) }, rules: [] }))
+    ...roles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels(store) }, rules: [{ ...feastRoleMarker(role) }] }))
   ]
 }
 

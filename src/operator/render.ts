@@ -9,6 +9,16 @@ import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
 export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
 
+/** Where the client pod mounts its projected, audience-bound token; the client's `token_path`. */
+export const CLIENT_TOKEN_PATH = '/var/run/secrets/feast-authz/token'
+/** Lifetime asked of the projected token; the kubelet renews it at 80 % of that. */
+export const CLIENT_TOKEN_EXPIRATION_SECONDS = 3600
+
+/** The audience of one deployment's tokens: unique per FeatureStore, so a token for one is refused by another. */
+export function deploymentAudience (namespace: string, name: string): string {
+  return `feast-authz:${namespace}:${name}`
+}
+
 /** Options of {@link renderFeatureStore}. */
 export interface RenderOptions {
   /** Secrets that `spec.authz.oidc.secretRef` may name (parsed objects). */
@@ -36,6 +46,12 @@ export interface RenderedFeatureStore {
   readonly feature_store_yaml_base64: string
   /** The RBAC objects the chosen mode needs (Role, RoleBinding, ClusterRole, ClusterRoleBinding). */
   readonly rbac: KubeObject[]
+  /**
+   * Kubernetes mode: what a client pod's spec needs so that the client section works: a
+   * projected `serviceAccountToken` volume with the deployment's audience and an expiry, and
+   * its mount at {@link CLIENT_TOKEN_PATH}. Empty in the other modes.
+   */
+  readonly clientPod: { readonly volumes: KubeObject[], readonly volumeMounts: KubeObject[] }
   /** Things to tell the person deploying (e.g. `noAuth: true`); the CLI prints them on stderr. */
   readonly warnings: string[]
 }
@@ -104,12 +120,17 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   let server: Record<string, unknown>
   let client: Record<string, unknown>
   let rbac: KubeObject[]
+  let clientPod: RenderedFeatureStore['clientPod'] = { volumes: [], volumeMounts: [] }
   switch (authz.kind) {
-    case 'kubernetes':
-      server = { type: 'kubernetes' }
-      client = { type: 'kubernetes' }
+    case 'kubernetes': {
+      // Each deployment's own audience: a token for it works nowhere else, not even on the API server.
+      const audience = deploymentAudience(namespace as string, name as string)
+      server = { type: 'kubernetes', audiences: [audience] }
+      client = { type: 'kubernetes', token_path: CLIENT_TOKEN_PATH }
+      clientPod = clientTokenVolume(audience)
       rbac = kubernetesRbac(name as string, namespace as string, authz.roles, { feastCompatible: options.feastCompatibleRbac })
       break
+    }
     case 'no_auth':
       server = { type: 'no_auth' }
       client = { type: 'no_auth' }
@@ -133,7 +154,20 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
     client,
     feature_store_yaml_base64: Buffer.from(stringify(whole), 'utf8').toString('base64'),
     rbac,
+    clientPod,
     warnings
+  }
+}
+
+/** The projected token volume (and its mount) of a client pod, for `audience`. */
+function clientTokenVolume (audience: string): RenderedFeatureStore['clientPod'] {
+  const slash = CLIENT_TOKEN_PATH.lastIndexOf('/')
+  return {
+    volumes: [{
+      name: 'feast-authz-token',
+      projected: { sources: [{ serviceAccountToken: { audience, expirationSeconds: CLIENT_TOKEN_EXPIRATION_SECONDS, path: CLIENT_TOKEN_PATH.slice(slash + 1) } }] }
+    }],
+    volumeMounts: [{ name: 'feast-authz-token', mountPath: CLIENT_TOKEN_PATH.slice(0, slash), readOnly: true }]
   }
 }
 

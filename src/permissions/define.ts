@@ -2,6 +2,7 @@ import { describeValue } from '../config/errors.ts'
 import { compile } from './compiled.ts'
 import { compileNamePattern } from './name-pattern.ts'
 import { PermissionError } from './errors.ts'
+import { didYouMean } from '../config/did-you-mean.ts'
 import {
   ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType,
   type Action, type ActionGroup, type Permission, type Policy, type ResourceType
@@ -116,7 +117,7 @@ function normaliseTypes (value: unknown, field: string, fail: Fail): readonly Re
   if (list.length === 0) return ALL_TYPES
   const out: ResourceType[] = []
   list.forEach((type, i) => {
-    if (!isResourceType(type)) fail(`${field}[${i}]`, `unknown resource type ${describeValue(type)} (expected one of ${RESOURCE_TYPES.join(', ')})`)
+    if (!isResourceType(type)) fail(`${field}[${i}]`, `unknown resource type ${describeValue(type)}${didYouMean(String(type), RESOURCE_TYPES)} (expected one of ${RESOURCE_TYPES.join(', ')})`)
     else if (!out.includes(type)) out.push(type)
   })
   return Object.freeze(out)
@@ -158,7 +159,7 @@ function normaliseActions (value: unknown, field: string, fail: Fail): readonly 
   if (list.length === 0) fail(field, 'must be a non-empty list of actions (omit it for all actions)')
   list.forEach((action, i) => {
     if (!isAction(action) && !isActionGroup(action)) {
-      fail(`${field}[${i}]`, `unknown action ${describeValue(action)} (expected one of ${ACTIONS.join(', ')}, or a group ${Object.keys(ACTION_GROUPS).join(', ')})`)
+      fail(`${field}[${i}]`, `unknown action ${describeValue(action)}${didYouMean(String(action), [...ACTIONS, ...Object.keys(ACTION_GROUPS)])} (expected one of ${ACTIONS.join(', ')}, or a group ${Object.keys(ACTION_GROUPS).join(', ')})`)
     }
   })
   return Object.freeze(expandActions(list as (Action | ActionGroup)[]))

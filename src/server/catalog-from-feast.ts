@@ -1,7 +1,8 @@
-import type { FeatureCatalog, FeatureServiceDef, FeatureViewDef, SampleRow } from './catalog.ts'
+import type { ResourceType } from '../permissions/model.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import type { FeatureViewResource } from '../registry/resources.ts'
+import type { FeatureViewResource, LabelViewResource } from '../registry/resources.ts'
 import type { RegistryProject } from '../registry/snapshot.ts'
+import { FEATURE_VIEW_KINDS, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type SampleRow } from './catalog.ts'
 
 /**
  * The reference server's view of a Feast registry file: the feature views and feature services
@@ -27,8 +28,10 @@ export function catalogFromFeastRegistry (
     featureViews: views,
     featureView: (name) => {
       const found = current()
-      const view = registry.featureView(name, project)
-      return view === undefined || found === undefined ? undefined : toViewDef(view, found)
+      if (found === undefined) return undefined
+      // Feast reads label views online too (its get_any_feature_view).
+      const view = registry.featureView(name, project) ?? found.find('LabelView', name)
+      return view !== undefined && isFeatureView(view) ? toViewDef(view, found) : undefined
     },
     featureService: (name) => {
       const found = registry.resource('FeatureService', name, project)
@@ -60,15 +63,38 @@ export function catalogFromFeastRegistry (
   return self
 }
 
-function isFeatureView (resource: { readonly type: string }): resource is FeatureViewResource {
-  return resource.type === 'FeatureView' || resource.type === 'BatchFeatureView' || resource.type === 'StreamFeatureView' || resource.type === 'OnDemandFeatureView'
+const SERVED_TYPES: ReadonlySet<string> = new Set(FEATURE_VIEW_KINDS)
+/** What an on-demand view may read from: any feature view but another on-demand one. */
+const SOURCE_TYPES: readonly ResourceType[] = FEATURE_VIEW_KINDS.filter((kind) => kind !== 'OnDemandFeatureView')
+
+/** A view the server reads from: a feature view of any kind, or a label view. */
+type ServedView = FeatureViewResource | LabelViewResource
+
+function isFeatureView (resource: { readonly type: string }): resource is ServedView {
+  return SERVED_TYPES.has(resource.type)
 }
 
-function toViewDef (view: FeatureViewResource, project: RegistryProject): FeatureViewDef {
+function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef {
   // Rows are keyed by join keys; the registry names the view's entities, whose join keys it also holds.
   const joinKeys = view.entities.map((entity) => {
     const found = project.find('Entity', entity)
     return found?.type === 'Entity' && found.joinKey !== undefined ? found.joinKey : entity
   })
-  return { name: view.name, kind: view.type, tags: view.tags, entities: joinKeys, features: view.features, pushSource: view.pushSource }
+  const common = { name: view.name, kind: view.type, tags: view.tags, entities: joinKeys, features: view.features, online: view.online }
+  if (view.type === 'LabelView') return common
+  return {
+    ...common,
+    pushSource: view.pushSource,
+    ...(view.disabled === true ? { disabled: true } : {}),
+    ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
+  }
+}
+
+/**
+ * The feature views an on-demand view reads. Its sources are keyed by name, feature views and
+ * request sources alike; a request source is not a feature view of the project, so it drops out
+ * (a request source named like a feature view would add a check, never remove one).
+ */
+function sourceViews (view: FeatureViewResource, project: RegistryProject): readonly string[] {
+  return (view.sources ?? []).filter((name) => SOURCE_TYPES.some((type) => project.find(type, name) !== undefined))
 }

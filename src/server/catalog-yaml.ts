@@ -16,7 +16,7 @@ export function loadYamlCatalogFile (input: string | { yaml: string, source?: st
 }
 
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
-const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source']
+const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'online', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
 /** Column of a sample row (and of pushed data) holding the event time. */
 export const EVENT_TIMESTAMP = 'event_timestamp'
@@ -41,6 +41,7 @@ export function parseYamlCatalog (file: FeatureStoreFile): YamlCatalogSnapshot {
     if (views.has(view.name)) fail(['feature_views', i, 'name'], `duplicate feature view ${JSON.stringify(view.name)}`)
     views.set(view.name, view)
   })
+  featureViews.forEach((view, i) => { checkSources(view, ['feature_views', i, 'sources'], views, fail) })
 
   const featureServices = list(data.feature_services, ['feature_services'], fail).map((raw, i) => parseService(raw, ['feature_services', i], views, fail))
   const serviceNames = new Set<string>()
@@ -69,7 +70,42 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
     if (feature === EVENT_TIMESTAMP) fail([...path, 'features', i], `${EVENT_TIMESTAMP} is reserved for the rows' event time`)
   })
   const pushSource = view.push_source === undefined ? undefined : nonEmptyString(view.push_source, [...path, 'push_source'], fail)
-  return Object.freeze({ name, kind: kind as FeatureViewKind, tags: tags(view.tags, [...path, 'tags'], fail), entities, features, pushSource })
+  const onDemand = kind === 'OnDemandFeatureView'
+  // Each flag belongs to the kinds Feast gives it to; elsewhere it would be silently meaningless.
+  const onlyFor = (key: string, allowed: boolean, which: string): void => {
+    if (view[key] !== undefined && !allowed) fail([...path, key], `only ${which} views take ${key}`)
+  }
+  onlyFor('sources', onDemand, 'on-demand')
+  onlyFor('write_to_online_store', onDemand, 'on-demand')
+  onlyFor('online', !onDemand, 'non-on-demand')
+  if (onDemand && view.sources === undefined) fail([...path, 'kind'], 'an OnDemandFeatureView needs sources: the feature views it reads (READ_ONLINE is checked on each of them)')
+  const flags = {
+    ...(onDemand ? { sources: stringList(view.sources, [...path, 'sources'], fail) } : {}),
+    ...optionalFlag('online', view.online, [...path, 'online'], fail),
+    ...(boolean(view.enabled, [...path, 'enabled'], fail) === false ? { disabled: true } : {}),
+    ...optionalFlag('writeToOnlineStore', view.write_to_online_store, [...path, 'write_to_online_store'], fail)
+  }
+  return Object.freeze({ name, kind: kind as FeatureViewKind, tags: tags(view.tags, [...path, 'tags'], fail), entities, features, pushSource, ...flags })
+}
+
+/** An on-demand view's sources must be declared feature views that are not on-demand themselves. */
+function checkSources (view: FeatureViewDef, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): void {
+  view.sources?.forEach((source, i) => {
+    const found = views.get(source)
+    if (found === undefined) fail([...path, i], `feature view ${JSON.stringify(source)} is not declared under feature_views`)
+    if (found?.kind === 'OnDemandFeatureView') fail([...path, i], `${JSON.stringify(source)} is an OnDemandFeatureView; an on-demand view reads feature views`)
+  })
+}
+
+function boolean (value: unknown, path: Path, fail: Fail): boolean | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'boolean') fail(path, `expected true or false, got ${describeValue(value)}`)
+  return value as boolean
+}
+
+function optionalFlag<K extends string> (key: K, value: unknown, path: Path, fail: Fail): { [P in K]?: boolean } {
+  const flag = boolean(value, path, fail)
+  return (flag === undefined ? {} : { [key]: flag }) as { [P in K]?: boolean }
 }
 
 function parseService (raw: unknown, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): FeatureServiceDef {

@@ -7,7 +7,7 @@
 import type { Resource } from '../permissions/model.ts'
 
 /** The feature view classes the server serves; the kind is the resource type permissions see. */
-export const FEATURE_VIEW_KINDS = ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView'] as const
+export const FEATURE_VIEW_KINDS = ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView', 'LabelView'] as const
 /** One of {@link FEATURE_VIEW_KINDS}. */
 export type FeatureViewKind = typeof FEATURE_VIEW_KINDS[number]
 
@@ -22,6 +22,17 @@ export interface FeatureViewDef {
   readonly features: readonly string[]
   /** Name of the push source feeding the view, if any. */
   readonly pushSource?: string | undefined
+  /**
+   * On-demand views: the feature views they compute from. Reading an on-demand view needs
+   * READ_ONLINE on each of them too, as in Feast.
+   */
+  readonly sources?: readonly string[] | undefined
+  /** Served online (Feast's `online`; default true). Only online views are materialized by default. */
+  readonly online?: boolean | undefined
+  /** Disabled for serving and materialization (Feast's `enabled=False`; default false). */
+  readonly disabled?: boolean | undefined
+  /** On-demand views: their results are written to the online store, so they are materialized. */
+  readonly writeToOnlineStore?: boolean | undefined
 }
 
 /** One feature of one view, as written `view:feature`. */

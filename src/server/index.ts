@@ -6,3 +6,8 @@ export {
   type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
 export { catalogFromFeastRegistry } from './catalog-from-feast.ts'
+export {
+  readFeatures, readTarget,
+  type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
+} from './online-read.ts'
+export { createOnlineStore, type OnlineStore, type StoredRow } from './online-store.ts'

@@ -1,35 +1,39 @@
 /**
- * The online routes' request bodies: JSON schemas (so malformed bodies are refused before any
- * handler runs) and the pure steps from a valid body to what it touches (resources for the
- * permission check, rows for the store). Unknown names are 404, inconsistent bodies 422.
+ * The writing routes' request bodies (push, write-to-online-store, materialize; reads are in
+ * online-read.ts): JSON schemas (so malformed bodies are refused before any handler runs) and
+ * the pure steps from a valid body to what it touches (resources for the permission check, rows
+ * for the store). Unknown names are 404, inconsistent bodies 422.
  */
 import type { Action } from '../permissions/model.ts'
 import { notFound, unprocessable } from './http-error.ts'
-import { EVENT_TIMESTAMP, splitRef } from './catalog-yaml.ts'
-import type { FeatureCatalog, FeatureServiceDef, FeatureViewDef, SampleRow } from './catalog.ts'
+import { columnLength } from './online-read.ts'
+import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
+import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
 
 const dataFrame = { type: 'object', minProperties: 1, additionalProperties: { type: 'array' } } as const
 
-export interface GetOnlineFeaturesBody {
-  readonly features?: readonly string[]
-  readonly feature_service?: string
-  readonly entities: DataFrame
-  readonly full_feature_names?: boolean
-}
+/**
+ * How deep a data frame value may nest. Feast's values are scalars, lists, sets, maps and JSON;
+ * 32 levels hold any real one, and the bound keeps deeply nested input (10,000 levels) away from
+ * everything that walks a value recursively (storing it, answering it).
+ */
+export const MAX_VALUE_DEPTH = 32
 
-export const getOnlineFeaturesSchema = {
-  type: 'object',
-  required: ['entities'],
-  properties: {
-    features: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
-    feature_service: { type: 'string', minLength: 1 },
-    entities: dataFrame,
-    full_feature_names: { type: 'boolean' }
+/** Refuses (422) a data frame with a value nested deeper than {@link MAX_VALUE_DEPTH}; walks it without recursion. */
+export function checkFrameDepth (frame: DataFrame, field: string): void {
+  for (const [column, values] of Object.entries(frame)) {
+    const pending: Array<{ value: unknown, depth: number }> = values.map((value) => ({ value, depth: 1 }))
+    for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+      const { value, depth } = item
+      if (value === null || typeof value !== 'object') continue
+      if (depth > MAX_VALUE_DEPTH) throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
+      for (const inner of Object.values(value)) pending.push({ value: inner, depth: depth + 1 })
+    }
   }
-} as const
+}
 
 export interface PushBody {
   readonly push_source_name: string
@@ -91,45 +95,6 @@ export const materializeIncrementalSchema = {
   properties: { end_ts: timestamp, feature_views: viewList }
 } as const
 
-/** What a get-online-features request reads. */
-export interface ReadPlan {
-  /** Set when the request named a feature service: the only resource checked (as in Feast). */
-  readonly service: FeatureServiceDef | undefined
-  readonly features: ReadonlyArray<{ readonly view: FeatureViewDef, readonly feature: string }>
-  /** The distinct views read, in first-use order. */
-  readonly views: readonly FeatureViewDef[]
-  readonly rowCount: number
-}
-
-export function planRead (registry: FeatureCatalog, body: GetOnlineFeaturesBody): ReadPlan {
-  const hasFeatures = body.features !== undefined
-  const hasService = body.feature_service !== undefined
-  if (hasFeatures === hasService) throw unprocessable('give exactly one of "features" (a list of "view:feature" references) and "feature_service"')
-  let service: FeatureServiceDef | undefined
-  const features: Array<{ view: FeatureViewDef, feature: string }> = []
-  if (body.feature_service !== undefined) {
-    service = registry.featureService(body.feature_service)
-    if (service === undefined) throw notFound(`feature service ${JSON.stringify(body.feature_service)} is not in the registry`)
-    for (const ref of service.features) features.push({ view: requireView(registry, ref.view), feature: ref.feature })
-  } else {
-    for (const ref of body.features ?? []) {
-      const [viewName, feature] = splitRef(ref)
-      if (feature === undefined || feature === '') throw unprocessable(`feature reference ${JSON.stringify(ref)} must be written "view:feature"`)
-      const view = requireView(registry, viewName)
-      if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(view.name)} has no feature ${JSON.stringify(feature)}`)
-      features.push({ view, feature })
-    }
-  }
-  const rowCount = columnLength(body.entities, 'entities')
-  const views = [...new Set(features.map((item) => item.view))]
-  for (const view of views) {
-    for (const key of view.entities) {
-      if (!Object.hasOwn(body.entities, key)) throw unprocessable(`entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
-    }
-  }
-  return { service, features, views, rowCount }
-}
-
 export type PushTarget = 'online' | 'offline' | 'online_and_offline'
 const PUSH_TARGETS: Readonly<Record<PushTarget, readonly Action[]>> = {
   online: ['WRITE_ONLINE'],
@@ -160,26 +125,44 @@ export function requireView (registry: FeatureCatalog, name: string): FeatureVie
   return view
 }
 
-/** The views a materialization covers: the named ones, or every view that has an online table. */
+/**
+ * The views a materialization covers: the named ones (an unknown name is a 404), or Feast's
+ * default set (`FeatureStore._get_feature_views_to_materialize`): feature views and stream feature
+ * views that are online and enabled, and on-demand views that write to the online store and are
+ * enabled. Whether a named view can be materialized is judged after the permission check
+ * ({@link checkMaterializable}).
+ */
 export function materializedViews (registry: FeatureCatalog, body: MaterializeBody): readonly FeatureViewDef[] {
   for (const field of ['start_ts', 'end_ts'] as const) {
     const value = body[field]
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
   }
   if (body.feature_views === undefined || body.feature_views.length === 0) {
-    return registry.featureViews().filter((view) => view.kind !== 'OnDemandFeatureView')
+    return registry.featureViews().filter((view) => view.disabled !== true && (view.kind === 'OnDemandFeatureView'
+      ? view.writeToOnlineStore === true
+      : view.kind !== 'LabelView' && view.online !== false))
   }
-  return body.feature_views.map((name) => {
-    const view = requireView(registry, name)
-    if (view.kind === 'OnDemandFeatureView') throw unprocessable(`feature view ${JSON.stringify(name)} is an OnDemandFeatureView and cannot be materialized`)
-    return view
-  })
+  return body.feature_views.map((name) => requireView(registry, name))
+}
+
+/** Refuses (422) a named view Feast would not materialize: a label view, a disabled view, an on-demand view that is not written online. */
+export function checkMaterializable (views: readonly FeatureViewDef[]): void {
+  for (const view of views) {
+    const name = JSON.stringify(view.name)
+    if (view.kind === 'LabelView') throw unprocessable(`feature view ${name} is a LabelView and cannot be materialized (labels are pushed)`)
+    if (view.disabled === true) throw unprocessable(`feature view ${name} is disabled; enable it before materializing`)
+    if (view.kind === 'OnDemandFeatureView' && view.writeToOnlineStore !== true) throw unprocessable(`feature view ${name} is an OnDemandFeatureView without write_to_online_store and cannot be materialized`)
+  }
 }
 
 /** Data frame columns → rows, checking that every column has the same length and the view's join keys are there. */
 export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   for (const key of view.entities) {
     if (!Object.hasOwn(df, key)) throw unprocessable(`df has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
+    // Entity keys are scalars in Feast; the schema only bounds how deep any value goes.
+    df[key]?.forEach((value, i) => {
+      if (value !== null && typeof value === 'object') throw unprocessable(`df.${key}[${i}] must be a string, number, boolean or null (a join key of feature view ${JSON.stringify(view.name)})`)
+    })
   }
   const count = columnLength(df, 'df')
   const times = df[EVENT_TIMESTAMP]
@@ -194,13 +177,4 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
     rows.push(row)
   }
   return rows
-}
-
-function columnLength (frame: DataFrame, field: string): number {
-  let length: number | undefined
-  for (const [column, values] of Object.entries(frame)) {
-    if (length === undefined) length = values.length
-    else if (values.length !== length) throw unprocessable(`${field}: every column must have the same length (${JSON.stringify(column)} has ${values.length}, expected ${length})`)
-  }
-  return length ?? 0
 }

@@ -3,20 +3,20 @@
  *
  * | Route | Check |
  * |---|---|
- * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view |
+ * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view and each on-demand view's sources |
  * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source |
  * | `POST /write-to-online-store` | WRITE_ONLINE on the view |
- * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view |
+ * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each named view, or on Feast's default set |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { EPOCH } from './online-store.ts'
+import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
-  getOnlineFeaturesSchema, materializedViews, materializeIncrementalSchema, materializeSchema, planRead, pushedViews, pushSchema,
+  checkFrameDepth, checkMaterializable, materializedViews, materializeIncrementalSchema, materializeSchema, pushedViews, pushSchema,
   pushTarget, requireView, rowsFor, writeToOnlineStoreSchema,
-  type GetOnlineFeaturesBody, type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
+  type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
 } from './online-requests.ts'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
-import { serviceResource, viewResource } from './catalog.ts'
+import { viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
 
 /**
@@ -29,53 +29,36 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   const body = <T> (request: FastifyRequest): T => request.body as T
   const project = requestedProject
 
+  // The body's JSON types are checked by readTarget (shared with the Express example), not by a
+  // schema: then the resources named are found, the caller is checked, and only then is the body
+  // validated against them (readFeatures), so a denied caller learns nothing from an error.
   const readWork = oncePerRequest((request) => {
+    // The JSON types first, as a schema would check them: before the project is looked up.
+    const input = checkReadBody(request.body)
     const scope = scopeOf(request)
-    return { ...scope, plan: planRead(scope.registry, body<GetOnlineFeaturesBody>(request)) }
+    return { ...scope, target: readTarget(scope.registry, input) }
   })
   app.post('/get-online-features', {
-    schema: { body: getOnlineFeaturesSchema, querystring: projectQuerySchema },
+    schema: { querystring: projectQuerySchema },
     config: {
       feastAuthz: {
         permission: {
-          // With a feature service, Feast checks the service only, not the views behind it.
-          resources: (request) => {
-            const { registry, plan } = readWork(request)
-            return plan.service !== undefined ? serviceResource(plan.service, registry.project) : plan.views.map((view) => viewResource(view, registry.project))
-          },
+          resources: (request) => readWork(request).target.resources,
           actions: 'READ_ONLINE',
           project
         }
       }
     }
   }, async (request) => {
-    const { store, plan } = readWork(request)
-    const input = body<GetOnlineFeaturesBody>(request)
-    const entityNames = Object.keys(input.entities)
-    const rows = Array.from({ length: plan.rowCount }, (_, i) => i)
-    const results: Array<{ values: unknown[], statuses: string[], event_timestamps: string[] }> = entityNames.map((name) => ({
-      values: [...(input.entities[name] ?? [])],
-      statuses: rows.map(() => 'PRESENT'),
-      event_timestamps: rows.map(() => EPOCH)
-    }))
-    for (const { view, feature } of plan.features) {
-      const column = { values: [] as unknown[], statuses: [] as string[], event_timestamps: [] as string[] }
-      for (const i of rows) {
-        const stored = store.read(view, view.entities.map((key) => input.entities[key]?.[i]))
-        const present = stored !== undefined && Object.hasOwn(stored.values, feature)
-        column.values.push(present ? stored.values[feature] : null)
-        column.statuses.push(present ? 'PRESENT' : 'NOT_FOUND')
-        column.event_timestamps.push(present ? stored.eventTimestamp : EPOCH)
-      }
-      results.push(column)
-    }
-    const featureNames = plan.features.map(({ view, feature }) => input.full_feature_names === true ? `${view.name}__${feature}` : feature)
-    return { metadata: { feature_names: [...entityNames, ...featureNames] }, results }
+    const { store, target } = readWork(request)
+    return readFeatures(target, store)
   })
 
   const pushWork = oncePerRequest((request) => {
     const input = body<PushBody>(request)
-    const target = pushTarget(input) // a bad `to` is a 422 before any permission is looked at
+    // A bad `to` or a too deeply nested value is a 422 before any permission is looked at.
+    const target = pushTarget(input)
+    checkFrameDepth(input.df, 'df')
     const scope = scopeOf(request)
     return { ...scope, target, views: pushedViews(scope.registry, input) }
   })
@@ -103,8 +86,10 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   })
 
   const writeWork = oncePerRequest((request) => {
+    const input = body<WriteToOnlineStoreBody>(request)
+    checkFrameDepth(input.df, 'df')
     const scope = scopeOf(request)
-    return { ...scope, view: requireView(scope.registry, body<WriteToOnlineStoreBody>(request).feature_view_name) }
+    return { ...scope, view: requireView(scope.registry, input.feature_view_name) }
   })
   app.post('/write-to-online-store', {
     schema: { body: writeToOnlineStoreSchema, querystring: projectQuerySchema },
@@ -147,8 +132,10 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         }
       }
     }, async (request) => {
+      const { views } = materializeWork(request)
+      checkMaterializable(views)
       // The online store is filled from the registry's sample rows: there is no offline data to copy.
-      return { materialized: materializeWork(request).views.map((view) => view.name) }
+      return { materialized: views.map((view) => view.name) }
     })
   }
 }

@@ -6,12 +6,14 @@
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 
+/** A row as the online store keeps it. */
 export interface StoredRow {
   readonly values: Readonly<Record<string, unknown>>
   /** ISO 8601; the Unix epoch when the row carried none. */
   readonly eventTimestamp: string
 }
 
+/** The reference server's in-memory online store (one table per feature view). */
 export interface OnlineStore {
   /**
    * Writes rows (join keys + features) into a view; a newer or equal event time replaces the
@@ -25,6 +27,7 @@ export interface OnlineStore {
 /** Feast reports entity columns and missing values with this timestamp. */
 export const EPOCH = '1970-01-01T00:00:00Z'
 
+/** An online store holding the catalog's sample rows. */
 export function createOnlineStore (registry: FeatureCatalog): OnlineStore {
   const tables = new Map<string, Map<string, StoredRow>>()
   const store: OnlineStore = {

@@ -3,6 +3,9 @@
  * the feature views the caller may DESCRIBE (Feast's filter mode: views denied by
  * name-scoped permissions are hidden, other denials refuse the call with 403). The `project`
  * query parameter lists another project of the registry, under that project's permissions.
+ *
+ * What is listed is what Feast's registry server lists (`ListAllFeatureViews`): feature views
+ * (batch ones included), stream and on-demand feature views; label views are left out, as there.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
@@ -13,7 +16,7 @@ export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request:
   // One snapshot for the filter check and the listing (see request-work.ts).
   const listWork = oncePerRequest((request) => {
     const { registry } = scopeOf(request)
-    return { registry, views: registry.featureViews() }
+    return { registry, views: registry.featureViews().filter((view) => view.kind !== 'LabelView') }
   })
   app.get('/api/v1/feature_views', {
     schema: { querystring: projectQuerySchema },

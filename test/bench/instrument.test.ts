@@ -62,7 +62,7 @@ describe('load helpers', () => {
 
 describe('target verdicts', () => {
   const run = (rps: number, cpuMicros: number, serverCpu: number): LoadResult => ({
-    rps, p99Ms: 1, p50Ms: 1, ok: rps, non2xx: 0, status5xx: 0, errors: 0, seconds: 1, serverCpu, serverCpuMicrosPerRequest: cpuMicros, generatorCpu: 0.5
+    rps, p99Ms: 1, p50Ms: 1, maxMs: 1, ok: rps, non2xx: 0, status5xx: 0, errors: 0, seconds: 1, serverCpu, serverCpuMicrosPerRequest: cpuMicros, generatorCpu: 0.5
   })
   const scenario = (id: string, result: LoadResult): ScenarioRuns => ({ id, label: id, peer: false, runs: [result] })
   const verdictFor = (bare: LoadResult, oidc: LoadResult, basis: 'auto' | 'rps' | 'cpu'): string => {
@@ -86,6 +86,43 @@ describe('target verdicts', () => {
 
   test('BENCH_BASIS=rps forces the req/s reading', () => {
     assert.equal(verdictFor(run(10_000, 100, 0.3), run(5_000, 100, 0.15), 'rps'), 'FAIL')
+  })
+
+  test('distinct tokens must beat every peer by 1.05×, not only the slower one', () => {
+    const verdicts = evaluateTargets({
+      basis: 'auto',
+      scenarios: [scenario('feast-oidc-pool', run(10_500, 95, 1)), scenario('fastify-jwt', run(10_100, 99, 1)), scenario('fastify-jwt-jwks', run(9_000, 110, 1))],
+      crypto: undefined,
+      flood: undefined,
+      memory: undefined
+    })
+    assert.equal(verdicts.find((v) => v.target.startsWith('OIDC, distinct tokens ≥ 1.05×'))!.status, 'FAIL')
+  })
+
+  test('CPU-cost targets compare server CPU per request (rejections against the repeated token)', () => {
+    const verdictFor = (rejectMicros: number): string => evaluateTargets({
+      basis: 'auto',
+      scenarios: [scenario('feast-oidc-repeat', run(60_000, 15, 1)), scenario('feast-oidc-reject', run(30_000, rejectMicros, 1))],
+      crypto: undefined,
+      flood: undefined,
+      memory: undefined
+    }).find((v) => v.target.startsWith('Rejections'))!.status
+    assert.equal(verdictFor(29), 'PASS')
+    assert.equal(verdictFor(31), 'FAIL')
+  })
+
+  test('the refresh target fails on one slow request, and on too many fetches', () => {
+    const verdictFor = (maxMs: number, fetches: number): string => evaluateTargets({
+      basis: 'auto',
+      scenarios: [],
+      crypto: undefined,
+      flood: undefined,
+      memory: undefined,
+      refresh: { jwksDelayMs: 300, lifespanSeconds: 2, seconds: 10, fetches, run: { ...run(50_000, 15, 1), maxMs } }
+    }).find((v) => v.target.startsWith('Refresh'))!.status
+    assert.equal(verdictFor(12, 5), 'PASS')
+    assert.equal(verdictFor(305, 5), 'FAIL')
+    assert.equal(verdictFor(12, 40), 'FAIL')
   })
 
   test('a target whose scenarios were not run is SKIP, not PASS', () => {

@@ -55,11 +55,11 @@ describe('feast-authz check with --principal (spawned)', () => {
     assert.match(stderr, /invalid-unknown-action\.yaml:8:23: permission \[1\] "writers": actions\[1\]: unknown action "WRIT_ONLINE"/)
   })
 
-  test('bad arguments exit 2 with the usage on stderr', async () => {
+  test('bad arguments exit 2 with one line saying what is wrong and where the options are', async () => {
     const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--principal', '{}', '--resource', 'FeatureView:x', '--action', 'READ_EVERYTHING')
     assert.equal(code, 2)
     assert.equal(stdout, '')
-    assert.match(stderr, /--action: unknown action "READ_EVERYTHING"[\s\S]*usage: feast-authz check/)
+    assert.match(stderr, /^feast-authz check: --action: unknown action "READ_EVERYTHING"[^\n]*\nRun `feast-authz check --help` for the options\.\n$/)
   })
 })
 
@@ -94,16 +94,21 @@ describe('feast-authz check: requests and arguments (in process)', () => {
 
   const usage: readonly [string, string[], RegExp][] = [
     ['a missing --permissions', ['--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--permissions is required/],
-    ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --config with --token-file/],
+    ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --token-file \(with --config\)/],
     ['both principal and token', ['--permissions', FEAST, '--principal', '{}', '--config', 'x', '--token-file', 'y', '--resource', 'Project:p', '--action', 'DESCRIBE'], /not both/],
-    ['--config without --token-file', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config and --token-file go together/],
+    ['--config without --token-file', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config needs --token-file/],
     ['a missing --resource', ['--permissions', FEAST, '--principal', '{}', '--action', 'DESCRIBE'], /--resource is required/],
     ['a resource without a type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'secured', '--action', 'DESCRIBE'], /--resource: expected <Type>:<name>, got "secured"/],
     ['an unknown resource type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'View:secured', '--action', 'DESCRIBE'], /--resource: unknown resource type "View"/],
+    ['a misspelt resource type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'FeatureVeiw:secured', '--action', 'DESCRIBE'], /unknown resource type "FeatureVeiw" \(did you mean FeatureView\?\)/],
+    ['a misspelt action', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'READ_ONLNE'], /unknown action "READ_ONLNE" \(did you mean READ_ONLINE\?\)/],
+    ['an action in lower case', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'read_online'], /unknown action "read_online" \(did you mean READ_ONLINE\?\)/],
+    ['an action as Feast\'s Python enum', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'AuthzedAction.READ_ONLINE'], /unknown action "AuthzedAction\.READ_ONLINE" \(did you mean READ_ONLINE\?\)/],
     ['a missing --action', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p'], /at least one --action is required/],
     ['a tag without =', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--tag', 'team', '--action', 'DESCRIBE'], /--tag: expected key=value, got "team"/],
     ['a tag given twice', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--tag', 'a=1', '--tag', 'a=2', '--action', 'DESCRIBE'], /--tag: "a" given twice/],
-    ['an unknown option', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE', '--verbose'], /Unknown option '--verbose'/]
+    ['an unknown option', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE', '--quiet'], /unknown option --quiet; options: --permissions/],
+    ['a misspelt option', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--actoin', 'DESCRIBE'], /unknown option --actoin \(did you mean --action\?\)/]
   ]
   for (const [what, args, message] of usage) {
     test(`${what} exits 2`, async () => {
@@ -164,10 +169,29 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     assert.match(stderr, /token rejected: token_expired/)
   })
 
-  test('an unreadable token file exits 2', async () => {
-    const { code, stderr } = await runCheck('--permissions', FEAST, '--config', configPath, '--token-file', join(dir, 'missing.jwt'), '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+  test('a missing token file exits 2 naming the path', async () => {
+    const missing = join(dir, 'missing.jwt')
+    const { code, stderr } = await runCheck('--permissions', FEAST, '--config', configPath, '--token-file', missing, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 2)
-    assert.match(stderr, /cannot read --token-file: ENOENT/)
+    assert.match(stderr, new RegExp(`cannot read --token-file ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no such file`))
+  })
+
+  test('an unreachable provider exits 3 (could not decide), as inspect does', async () => {
+    const unreachable = join(dir, 'unreachable.yaml')
+    writeFileSync(unreachable, 'auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n  jwks_request_timeout_seconds: 2\n')
+    const tokenFile = join(dir, 'any-user.jwt')
+    writeFileSync(tokenFile, await provider.issue({ preferred_username: 'rita' }))
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', unreachable, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 3)
+    assert.equal(stdout, '')
+    assert.match(stderr, /could not decide: provider_unavailable/)
+  })
+
+  test('--token-file - reads the token from standard input', async () => {
+    const token = await provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
+    const { code, stdout, stderr } = await runCli(['check', '--permissions', FEAST, '--config', configPath, '--token-file', '-', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE'], { input: token })
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).principal.username, 'rita')
   })
 })
 

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
 
 interface Run { code: number, stdout: string, stderr: string }
 
@@ -14,6 +14,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     config = join(api.dir, 'feature_store.yaml')
     await writeFile(config, 'project: demo\nauth:\n  type: kubernetes\n')
@@ -48,12 +49,12 @@ describe('feast-authz inspect in kubernetes mode', () => {
     assert.match(run.stderr, /token rejected: token_review_rejected/)
   })
 
-  test('exits 1 saying it could not authenticate when the API server refuses the service', async () => {
+  test('exits 3 saying it could not decide when the API server refuses the service', async () => {
     api.setFault('tokenreviews', { status: 403 })
     try {
       const run = await inspect(jwsToken('alice-token'))
-      assert.equal(run.code, 1)
-      assert.match(run.stderr, /could not authenticate: cluster_unavailable/)
+      assert.equal(run.code, 3)
+      assert.match(run.stderr, /could not decide: cluster_unavailable/)
       assert.match(run.stderr, /tokenreviews/)
     } finally {
       api.setFault('tokenreviews', undefined)

@@ -3,12 +3,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { run } from '../../src/cli/commands/inspect.ts'
 import { runCli, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
-const inspect = async (...args: string[]): Promise<CliRun> => await runCli(['inspect', ...args])
+const emptyDir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-empty-'))
+
+/** In process (spawning costs seconds a test); the tests of the working directory, environment and stdin spawn. */
+async function inspect (...args: string[]): Promise<CliRun> {
+  let stdout = ''
+  let stderr = ''
+  const code = await run(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
+  return { code, stdout, stderr }
+}
 
 let provider: TestProvider
 let configPath: string
@@ -18,6 +27,12 @@ before(async () => {
   writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
 })
 after(async () => { await provider.close() })
+
+function unreachableConfig (): string {
+  const path = join(dir, 'unreachable.yaml')
+  writeFileSync(path, 'auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n  jwks_request_timeout_seconds: 2\n')
+  return path
+}
 
 describe('feast-authz inspect', () => {
   test('prints the principal of a Keycloak-shaped token as JSON and exits 0', async () => {
@@ -61,13 +76,24 @@ describe('feast-authz inspect', () => {
     assert.match(stderr, /token rejected: malformed_token/)
   })
 
-  test('an unreachable provider exits 1 saying it could not authenticate, not that the token is bad', async () => {
-    const unreachable = join(dir, 'unreachable.yaml')
-    writeFileSync(unreachable, 'auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n  jwks_request_timeout_seconds: 2\n')
+  test('an unreachable provider exits 3 (could not decide) with short human lines, no JSON and no stack', async () => {
     const token = await provider.issue({ preferred_username: 'alice' })
-    const { code, stderr } = await inspect('--config', unreachable, '--token', token)
-    assert.equal(code, 1)
-    assert.match(stderr, /could not authenticate: provider_unavailable/)
+    const { code, stdout, stderr } = await inspect('--config', unreachableConfig(), '--token', token)
+    assert.equal(code, 3)
+    assert.equal(stdout, '')
+    assert.match(stderr, /^feast-authz inspect: could not decide: provider_unavailable/m)
+    for (const line of stderr.trimEnd().split('\n')) {
+      assert.match(line, /^feast-authz inspect: /, `not a human line: ${line}`)
+      assert.ok(line.length < 400, `line too long: ${line}`)
+    }
+    assert.doesNotMatch(stderr, /"level"|\n\s+at /)
+  })
+
+  test('--verbose adds the stack traces of what failed', async () => {
+    const token = await provider.issue({ preferred_username: 'alice' })
+    const { code, stderr } = await inspect('--config', unreachableConfig(), '--token', token, '--verbose')
+    assert.equal(code, 3)
+    assert.match(stderr, /\n\s+at /)
   })
 
   test('a bad configuration exits 2 with the config error', async () => {
@@ -78,22 +104,52 @@ describe('feast-authz inspect', () => {
     assert.match(stderr, /bad\.yaml:\d+:\d+: auth\.auth_discovery_url: is required for an OIDC server/)
   })
 
-  test('missing --config is a usage error, exit 2', async () => {
-    const { code, stderr } = await inspect('--token', 'x')
+  test('without --config and with no fallback, the usage error names all three places', async () => {
+    const { code, stderr } = await runCli(['inspect', '--token', 'x'], { cwd: emptyDir })
     assert.equal(code, 2)
-    assert.match(stderr, /--config is required/)
+    assert.match(stderr, /^feast-authz inspect: no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64, or run where a feature_store\.yaml is/)
+  })
+
+  test('without --config it reads FEATURE_STORE_YAML_BASE64', async () => {
+    const token = await provider.issue({ preferred_username: 'alice' })
+    const yaml = `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`
+    const { code, stdout, stderr } = await runCli(['inspect', '--token', token], { cwd: emptyDir, env: { FEATURE_STORE_YAML_BASE64: Buffer.from(yaml).toString('base64') } })
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).username, 'alice')
+  })
+
+  test('without --config it reads ./feature_store.yaml', async () => {
+    const token = await provider.issue({ preferred_username: 'alice' })
+    const { code, stdout, stderr } = await runCli(['inspect', '--token', token], { cwd: dir })
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).username, 'alice')
+  })
+
+  test('--token-file - reads the token from standard input', async () => {
+    const token = await provider.issue({ preferred_username: 'stdin-user' })
+    const { code, stdout, stderr } = await runCli(['inspect', '--config', configPath, '--token-file', '-'], { input: `${token}\n` })
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).username, 'stdin-user')
   })
 
   test('giving both --token and --token-file is a usage error, exit 2', async () => {
     const { code, stderr } = await inspect('--config', configPath, '--token', 'x', '--token-file', 'y')
     assert.equal(code, 2)
-    assert.match(stderr, /exactly one of --token and --token-file/)
+    assert.match(stderr, /one of --token and --token-file, not both/)
   })
 
-  test('an unreadable --token-file exits 2 naming the problem', async () => {
-    const { code, stderr } = await inspect('--config', configPath, '--token-file', join(dir, 'missing.jwt'))
+  test('a missing --token-file exits 2 naming the path', async () => {
+    const missing = join(dir, 'missing.jwt')
+    const { code, stderr } = await inspect('--config', configPath, '--token-file', missing)
     assert.equal(code, 2)
-    assert.match(stderr, /cannot read --token-file: ENOENT/)
+    assert.equal(stderr.split('\n')[0], `feast-authz inspect: cannot read --token-file ${missing}: no such file`)
+  })
+
+  test('a misspelt option exits 2 with a did-you-mean on one line', async () => {
+    const { code, stderr } = await inspect('--config', configPath, '--tokn', 'x')
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz inspect: unknown option --tokn \(did you mean --token\?\)/)
+    assert.match(stderr, /Run `feast-authz inspect --help` for the options/)
   })
 
   test('the token never appears in the output of a rejection', async () => {

@@ -20,11 +20,11 @@ function rbacObjects (stdout: string): string[] {
 }
 
 describe('feast-authz operator render', () => {
-  it('prints {server, client, feature_store_yaml_base64, rbac} with --json', async () => {
+  it('prints {server, client, feature_store_yaml_base64, rbac, clientPod} with --json', async () => {
     const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', 'fixtures/operator/secret-oidc.yaml', '--json'])
     assert.equal(run.code, 0, run.stderr)
     const output = JSON.parse(run.stdout) as Record<string, unknown>
-    assert.deepEqual(Object.keys(output), ['server', 'client', 'feature_store_yaml_base64', 'rbac'])
+    assert.deepEqual(Object.keys(output), ['server', 'client', 'feature_store_yaml_base64', 'rbac', 'clientPod'])
     assert.equal((output.server as { client_secret: string }).client_secret, 'sample-client-secret')
     assert.deepEqual(output.client, { type: 'oidc', token_env_var: 'FEAST_USER_TOKEN' })
   })

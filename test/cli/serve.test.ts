@@ -56,10 +56,10 @@ describe('feast-authz serve', () => {
     assert.match(stderr(), /REED/)
   })
 
-  test('without --config it exits 2 with the usage', async () => {
+  test('without --config and with no fallback it exits 2 naming the three places a configuration can come from', async () => {
     const { io, stderr } = captureIo()
     assert.equal(await runServe([], io), 2)
-    assert.match(stderr(), /--config is required/)
-    assert.match(stderr(), /usage: feast-authz serve/)
+    assert.match(stderr(), /^feast-authz serve: no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64, or run where a feature_store\.yaml is/)
+    assert.match(stderr(), /Run `feast-authz serve --help` for the options/)
   })
 })

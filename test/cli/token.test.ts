@@ -75,6 +75,14 @@ describe('feast-authz token', () => {
     assert.doesNotMatch(run.stderr, /definitely-wrong/)
   })
 
+  it('exits 3 (could not decide) when the provider cannot be reached', async () => {
+    const config = await file('unreachable.yaml', 'project: p\nauth:\n  type: oidc\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n  client_id: feast\n  client_secret: s\n')
+    const run = await cli(['--config', config, ...noSa])
+    assert.equal(run.code, 3)
+    assert.equal(run.stdout, '')
+    assert.match(run.stderr, /^feast-authz token: provider_unavailable: /m)
+  })
+
   it('exits 2 on a configuration error, pointing at the field', async () => {
     const config = await file('both.yaml', 'project: p\nauth:\n  type: oidc\n  token: a\n  token_env_var: B\n')
     const run = await cli(['--config', config])
@@ -83,10 +91,16 @@ describe('feast-authz token', () => {
     assert.match(run.stderr, /both\.yaml:5:3: auth\.token_env_var: only one of/)
   })
 
-  it('exits 2 without --config', async () => {
+  it('exits 2 without --config when there is no FEATURE_STORE_YAML_BASE64 or ./feature_store.yaml either', async () => {
     const run = await cli([])
     assert.equal(run.code, 2)
-    assert.match(run.stderr, /--config is required/)
+    assert.match(run.stderr, /no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64/)
+  })
+
+  it('reads FEATURE_STORE_YAML_BASE64 without --config', async () => {
+    const yaml = 'project: p\nauth:\n  type: kubernetes\n'
+    const run = await cli([...noSa], { LOCAL_K8S_TOKEN: 'sa.token.value', FEATURE_STORE_YAML_BASE64: Buffer.from(yaml).toString('base64') })
+    assert.deepEqual(run, { code: 0, stdout: 'sa.token.value\n', stderr: '' })
   })
 
   it('prints the kubernetes token from LOCAL_K8S_TOKEN outside a pod', async () => {

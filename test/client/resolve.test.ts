@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -114,6 +114,26 @@ describe('kubernetes client token resolution', () => {
     assert.equal(await provider.getToken(), 'first')
     await writeFile(rotating, 'second')
     assert.equal(await provider.getToken(), 'second')
+  })
+
+  it('uses token_path before the pod\'s service-account file', async () => {
+    const projected = join(dir, 'projected-token')
+    await writeFile(projected, 'audience-bound\n')
+    assert.deepEqual(await resolve({ type: 'kubernetes', token_path: projected }, {}), { token: 'audience-bound', source: 'token_path' })
+  })
+
+  it('picks up a token_path file the kubelet rotated by swapping in a new file', async () => {
+    const projected = join(dir, 'rotated-projected-token')
+    await writeFile(projected, 'before-rotation')
+    const provider = createTokenProvider(loadClientAuthConfig({ auth: { type: 'kubernetes', token_path: projected } }), { env: {}, serviceAccountTokenPath: saFile })
+    assert.equal(await provider.getToken(), 'before-rotation')
+    await writeFile(`${projected}.new`, 'after-rotation')
+    await rename(`${projected}.new`, projected)
+    assert.equal(await provider.getToken(), 'after-rotation')
+  })
+
+  it('fails, never falls through, when token_path names a missing file', async () => {
+    await failsWith({ type: 'kubernetes', token_path: missingFile() }, { LOCAL_K8S_TOKEN: 'local' }, 'token_file_unreadable', /token_path is .*absent.*ENOENT.*projected token volume/, saFile)
   })
 
   it('uses LOCAL_K8S_TOKEN outside a pod', async () => {

@@ -189,6 +189,19 @@ describe('rejecting bad auth sections', () => {
     assert.match(error.message, /auth\.audiences: expected a non-empty list of non-empty strings, got "feast"/)
   })
 
+  test('the kubernetes settings of issue 13 load, and a wrong value names the line and field', () => {
+    const { auth } = loadAuthConfig('auth:\n  type: kubernetes\n  token_path: /var/run/secrets/feast-authz/token\n  allow_ruleless_roles: true\n  accept_opaque_tokens: false\n  cluster_roles: [feast-viewer]\n  outage_grace_seconds: 120\n')
+    assert.deepEqual(auth, { type: 'kubernetes', token_path: '/var/run/secrets/feast-authz/token', allow_ruleless_roles: true, accept_opaque_tokens: false, cluster_roles: ['feast-viewer'], outage_grace_seconds: 120, token_review_cache_ttl_seconds: 60 })
+    assert.match(configError(() => loadAuthConfig('auth:\n  type: kubernetes\n  allow_ruleless_roles: "yes"\n')).message, /^3:3: auth\.allow_ruleless_roles: expected true or false, got "yes"/)
+    assert.match(configError(() => loadAuthConfig('auth:\n  type: kubernetes\n  cluster_roles: view\n')).message, /^3:3: auth\.cluster_roles: expected a non-empty list/)
+    assert.match(configError(() => loadAuthConfig('auth:\n  type: kubernetes\n  outage_grace_second: 5\n')).message, /^3:3: auth\.outage_grace_second: unknown field .*did you mean outage_grace_seconds/)
+  })
+
+  test('service_account_audiences of the oidc type must be a list of strings', () => {
+    const error = configError(() => loadAuthConfig({ auth: { type: 'oidc', service_account_audiences: 'feast' } }, { role: 'client' }))
+    assert.match(error.message, /auth\.service_account_audiences: expected a non-empty list of non-empty strings/)
+  })
+
   test('an auth section that is a list is rejected', () => {
     const error = configError(() => loadAuthConfig('auth:\n  - type: oidc\n'))
     assert.match(error.message, /auth: expected a mapping with a `type` field, got a list/)

@@ -33,6 +33,16 @@ before(async () => {
 
 after(() => { rmSync(workDir, { recursive: true, force: true }) })
 
+/** A consumer project under the work directory with the tarball unpacked as node_modules/feast-authz. */
+async function unpackInto (name: string, manifest: Record<string, unknown>): Promise<string> {
+  const consumer = join(workDir, name)
+  mkdirSync(join(consumer, 'node_modules'), { recursive: true })
+  await run('tar', ['-xzf', tarball, '-C', join(consumer, 'node_modules')])
+  await run('mv', [join(consumer, 'node_modules/package'), join(consumer, 'node_modules/feast-authz')])
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify(manifest))
+  return consumer
+}
+
 describe('the published package', () => {
   test('contains only the build, the bin, the README and the LICENSE', () => {
     const outside = packedFiles.filter((path) => !/^(dist\/|bin\/feast-authz\.js$|README\.md$|LICENSE$|package\.json$)/.test(path))
@@ -41,6 +51,12 @@ describe('the published package', () => {
       assert.ok(packedFiles.includes(required), `${required} is missing from the tarball`)
     }
     assert.equal(packedFiles.some((path) => path.startsWith('dist/') && /\.test\./.test(path)), false)
+  })
+
+  test('ships no source maps, and no build file points at one', async () => {
+    assert.deepEqual(packedFiles.filter((path) => path.endsWith('.map')), [])
+    const { stdout } = await run('tar', ['-xzOf', tarball, '--wildcards', 'package/dist/*.js'], { maxBuffer: 64 * 1024 * 1024 })
+    assert.doesNotMatch(stdout, /sourceMappingURL/)
   })
 
   test('passes publint with no warnings', { timeout: 60_000 }, async () => {
@@ -97,11 +113,7 @@ describe('the published package', () => {
   })
 
   test('type-checks a strict OIDC-only app without skipLibCheck: the declarations never reach @kubernetes/client-node', { timeout: 120_000 }, async () => {
-    const consumer = join(workDir, 'strict-app')
-    mkdirSync(join(consumer, 'node_modules'), { recursive: true })
-    await run('tar', ['-xzf', tarball, '-C', join(consumer, 'node_modules')])
-    await run('mv', [join(consumer, 'node_modules/package'), join(consumer, 'node_modules/feast-authz')])
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'strict-consumer', type: 'module', private: true }))
+    const consumer = await unpackInto('strict-app', { name: 'strict-consumer', type: 'module', private: true })
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
       files: ['app.ts']
@@ -119,5 +131,25 @@ describe('the published package', () => {
     ].join('\n'))
     const { stdout } = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
     assert.deepEqual(stdout.split('\n').filter((file) => file.includes('@kubernetes/client-node')), [])
+  })
+
+  test('require()s every entry point from CommonJS (require(esm), Node >= 20.19)', { timeout: 120_000 }, async () => {
+    const consumer = await unpackInto('cjs-app', { name: 'cjs-consumer', type: 'commonjs', private: true })
+    writeFileSync(join(consumer, 'run.cjs'), [
+      "const express = require('feast-authz/express')",
+      "const main = require('feast-authz')",
+      "const client = require('feast-authz/client')",
+      "const server = require('feast-authz/server')",
+      "const subpaths = ['permissions', 'registry', 'operator'].map((name) => Object.keys(require('feast-authz/' + name)).length > 0)",
+      'process.stdout.write(JSON.stringify([typeof express.feastAuthzExpress, typeof main.default, typeof main.loadAuthConfig, Object.keys(client).length > 0, Object.keys(server).length > 0, ...subpaths]))'
+    ].join('\n'))
+    const { stdout, stderr } = await run(process.execPath, ['run.cjs'], { cwd: consumer })
+    assert.equal(stdout, '["function","function","function",true,true,true,true,true]', stderr)
+  })
+
+  test('its bin runs from the build (a published package has no sources)', { timeout: 120_000 }, async () => {
+    const consumer = await unpackInto('bin-app', { name: 'bin-consumer', private: true })
+    const { stdout } = await run(process.execPath, [join(consumer, 'node_modules/feast-authz/bin/feast-authz.js'), '--version'], { cwd: consumer })
+    assert.match(stdout, /^\d+\.\d+\.\d+/)
   })
 })

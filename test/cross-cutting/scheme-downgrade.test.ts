@@ -86,11 +86,11 @@ describe('an https discovery document naming plain-http URLs', () => {
     }
   })
 
-  test('inspect: exits 1 ("could not authenticate") naming the URL', async () => {
+  test('inspect: exits 3 ("could not decide") naming the URL', async () => {
     const { code, stdout, stderr } = await runCli(['inspect', '--config', configPath, '--token', adminToken])
-    assert.equal(code, 1)
+    assert.equal(code, 3)
     assert.equal(stdout, '')
-    assert.match(stderr, /could not authenticate: provider_unavailable/)
+    assert.match(stderr, /could not decide: provider_unavailable/)
     assert.match(stderr, DOWNGRADE)
   })
 

@@ -18,10 +18,14 @@ export interface RunCliOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Written to the process's standard input, which is then closed (closed at once without it). */
   readonly input?: string
+  /** Working directory (default: the repository root, so that `fixtures/...` paths resolve). */
+  readonly cwd?: string
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
+// Resolved here, not from the child's working directory, which may be outside the repository.
+const TSX = import.meta.resolve('tsx')
 
 /** A `feast-authz` process still running: its output so far, and its end. */
 export interface RunningCli {
@@ -38,8 +42,8 @@ export interface RunningCli {
  * the caller watches the output and stops it with a signal.
  */
 export function startCli (args: readonly string[], options: RunCliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe']
   })

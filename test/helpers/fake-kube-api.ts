@@ -1,36 +1,46 @@
 /**
- * A faithful fake Kubernetes API server for tests: HTTPS on 127.0.0.1 with its own CA,
- * driven through the real `@kubernetes/client-node` client via a kubeconfig it writes.
+ * A strict fake Kubernetes API server for tests: HTTPS on 127.0.0.1 with its own CA, driven
+ * through the real `@kubernetes/client-node` client (or real `kubectl`) via a kubeconfig it
+ * writes. It refuses what a real API server refuses; a test that passes only because the
+ * double is lenient is a defect.
  *
  * ```ts
  * const api = await startFakeKubeApi({ namespace: 'feast' })
  * api.addToken('alice-token', { username: 'system:serviceaccount:apps:alice', groups: ['system:serviceaccounts', 'system:serviceaccounts:apps'] })
+ * api.putRole(feastRole('feast', 'reader'))
  * api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
  * const kc = api.kubeConfig()            // or KUBECONFIG=api.kubeconfigPath for a child process
  * api.calls.tokenReviews                 // how many TokenReviews it received
+ * api.calls.tlsHandshakes                // how many TLS connections were opened
  * api.setFault('tokenreviews', { status: 403 })
  * await api.stop(); await api.start()    // connections refused while stopped
  * await api.close()                      // in after()
  * ```
  *
- * Served (everything else is 404 with a `Status` body):
- * - `POST /apis/authentication.k8s.io/v1/tokenreviews` — answers 201 with a real `TokenReview`:
- *   registered tokens authenticate when their audiences intersect `spec.audiences` (or, when the
- *   request names none, the API server's own audience `https://kubernetes.default.svc`), and
- *   `status.audiences` is that intersection; unknown tokens get `authenticated: false` and an
- *   `error`, like the real server.
- * - `GET /apis/rbac.authorization.k8s.io/v1/namespaces/<ns>/rolebindings` — a `RoleBindingList`
- *   with `metadata.resourceVersion`; with `?watch=true`, a newline-delimited stream of
- *   `ADDED`/`MODIFIED`/`DELETED` events after `resourceVersion` (replayed from history),
- *   `BOOKMARK`s when `allowWatchBookmarks=true`, closed after `timeoutSeconds`; a
- *   `resourceVersion` older than the last {@link FakeKubeApi.compact} gets an `ERROR` event
- *   with a 410 `Status`, as a real server answers an expired version.
+ * Served (everything else is 404 with a `Status` body), as kube-apiserver serves it:
+ * - discovery: `GET /api`, `/api/v1`, `/apis`, `/apis/<group>/v1`, `/version` (enough for kubectl);
+ * - `POST /apis/authentication.k8s.io/v1/tokenreviews`: registered tokens authenticate when their
+ *   audiences intersect `spec.audiences` (or, when the request names none, the API server's own
+ *   audience), `status.audiences` is that intersection; a JWT-shaped token past its `exp` or before
+ *   its `nbf` is refused; service-account tokens carry `status.user.extra` (pod name and uid,
+ *   credential id); an audience-unaware authenticator (a webhook) that answers with other
+ *   audiences than requested makes the review a 500 "error validating audiences";
+ * - `GET .../namespaces/<ns>/rolebindings` and `.../roles` (`rbac.authorization.k8s.io/v1`): lists
+ *   with `metadata.resourceVersion`, paged with `limit`/`continue` (a continue token from before
+ *   the last {@link FakeKubeApi.compact} is a 410), GET by name, and `?watch=true` streams: from
+ *   `resourceVersion` 0 or unset, synthetic `ADDED` events for the current state (no history);
+ *   from a version, the events after it; older than the last compaction: an `ERROR` 410 event;
+ *   newer than the current version: a 504 "Too large resource version"; `BOOKMARK`s only when
+ *   `allowWatchBookmarks=true`, never at watch start, then every `bookmarkIntervalMs` (about a
+ *   minute on a real server); closed after `timeoutSeconds`.
+ * - `roleRef` of a stored RoleBinding cannot change ({@link FakeKubeApi.putRoleBinding} throws a
+ *   422, as the real server answers an update): delete it and create it again.
  *
  * Every request must carry `Authorization: Bearer <serviceToken>` (the service's own
  * credential, written into the kubeconfig); anything else is a 401 `Status`.
  */
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import https from 'node:https'
@@ -39,6 +49,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { KubeConfig } from '@kubernetes/client-node'
+import { feastRoleMarker } from '../../src/base/feast-role-marker.ts'
 
 /** The API server's own audience, as a default kube-apiserver has it. */
 export const API_SERVER_AUDIENCE = 'https://kubernetes.default.svc'
@@ -47,8 +58,15 @@ export interface FakeIdentity {
   readonly username: string
   readonly uid?: string
   readonly groups?: readonly string[]
-  /** Audiences the token was issued for. Default: the API server's own. */
+  /** Audiences the token was issued for. Default: the JWT's `aud` claim, else the API server's own. */
   readonly audiences?: readonly string[]
+  /** For service-account tokens: the pod the token was bound to (reported in `status.user.extra`). */
+  readonly pod?: { readonly name: string, readonly uid: string }
+  /**
+   * The token is authenticated by an audience-unaware webhook that reports these audiences:
+   * when a review names other audiences, the real server answers 500 "error validating audiences".
+   */
+  readonly webhookAudiences?: readonly string[]
 }
 
 export interface RoleBindingSubject {
@@ -58,21 +76,51 @@ export interface RoleBindingSubject {
   readonly apiGroup?: string
 }
 
+/** Metadata as the double stores it (plus whatever a test sets). */
+export interface ObjectMetaJson {
+  name: string
+  namespace: string
+  resourceVersion?: string
+  uid?: string
+  creationTimestamp?: string
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+  managedFields?: unknown[]
+}
+
 /** The JSON shape of an `rbac.authorization.k8s.io/v1` RoleBinding. */
 export interface RoleBindingJson {
   apiVersion?: string
   kind?: string
-  metadata: { name: string, namespace: string, resourceVersion?: string, uid?: string, creationTimestamp?: string }
+  metadata: ObjectMetaJson
   roleRef: { apiGroup: string, kind: 'Role' | 'ClusterRole', name: string }
   subjects?: RoleBindingSubject[]
 }
 
-export type FakeEndpoint = 'tokenreviews' | 'rolebindings' | 'all'
+/** A `PolicyRule` of a Role. */
+export interface PolicyRuleJson {
+  apiGroups?: string[]
+  resources?: string[]
+  resourceNames?: string[]
+  verbs: string[]
+  nonResourceURLs?: string[]
+}
+
+/** The JSON shape of an `rbac.authorization.k8s.io/v1` Role. */
+export interface RoleJson {
+  apiVersion?: string
+  kind?: string
+  metadata: ObjectMetaJson
+  rules?: PolicyRuleJson[]
+}
+
+export type FakeEndpoint = 'tokenreviews' | 'rolebindings' | 'roles' | 'all'
 /**
- * A fault in front of an endpoint: an HTTP error status with a `Status` body, a delay
- * before the real answer, a reset connection; on watch requests only, `gone` (HTTP 410),
- * `stall` (200 and then silence: no event, no bookmark, never closed), `hang` (no
- * response at all) or `flap` (200 and an immediate end, every time).
+ * A fault in front of an endpoint: an HTTP error status with a `Status` body (a 429 also carries
+ * `Retry-After`, as API Priority and Fairness answers), a delay before the real answer, a reset
+ * connection; on watch requests only, `gone` (HTTP 410), `stall` (200 and then silence: no event,
+ * no bookmark, never closed), `hang` (no response at all) or `flap` (200 and an immediate end,
+ * every time).
  */
 export type FakeFault = { readonly status: number } | { readonly delayMs: number } | 'reset' | 'gone' | 'stall' | 'hang' | 'flap'
 
@@ -80,9 +128,19 @@ export interface FakeKubeApiCalls {
   tokenReviews: number
   roleBindingLists: number
   roleBindingWatches: number
+  roleLists: number
+  roleWatches: number
+  /** GET of one object by name. */
+  gets: number
+  /** Discovery requests (`/api`, `/apis`, ...). */
+  discovery: number
   /** Requests without the service's bearer token. */
   unauthorized: number
+  /** TLS connections the server accepted. */
+  tlsHandshakes: number
 }
+
+type Kind = 'rolebindings' | 'roles'
 
 export interface FakeKubeApi {
   /** `https://127.0.0.1:<port>` */
@@ -102,20 +160,31 @@ export interface FakeKubeApi {
   writeKubeconfig (options: { name: string, token?: string, namespace?: string | null }): Promise<string>
   addToken (token: string, identity: FakeIdentity): void
   removeToken (token: string): void
-  /** Creates or replaces a binding; watchers get `ADDED` or `MODIFIED`. Returns the stored object. */
+  /**
+   * Creates or replaces a binding; watchers get `ADDED` or `MODIFIED`. Returns the stored object.
+   * Throws a 422-like error when it would change the `roleRef` of an existing binding, or when a
+   * subject's `apiGroup` is not the one its kind requires.
+   */
   putRoleBinding (binding: RoleBindingJson): RoleBindingJson
   /** Deletes a binding; watchers get `DELETED`. */
   deleteRoleBinding (namespace: string, name: string): void
+  /** Creates or replaces a Role; watchers of roles get `ADDED` or `MODIFIED`. */
+  putRole (role: RoleJson): RoleJson
+  deleteRole (namespace: string, name: string): void
   /** Sends a `BOOKMARK` to every bookmark-enabled watch now. */
   bookmark (): void
   /** Forgets history: watches from an older `resourceVersion` get 410; open watches get an ERROR 410 and close. */
   compact (): void
+  /** Ends every open watch with an `ERROR` event carrying this status (e.g. 500), as a real server can. */
+  watchError (code: number, reason?: string): void
   /** Sets (or clears, with `undefined`) a fault for one endpoint or all. */
   setFault (endpoint: FakeEndpoint, fault: FakeFault | undefined): void
-  /** Open watch streams right now. */
-  openWatches (): number
+  /** Open watch streams right now (of one kind, or all). */
+  openWatches (kind?: Kind): number
   /** Query parameters of the last watch request (`resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`...). */
-  lastWatchQuery (): Record<string, string> | undefined
+  lastWatchQuery (kind?: Kind): Record<string, string> | undefined
+  /** Query parameters of every list request of a kind since the last reset (paging). */
+  listQueries (kind: Kind): ReadonlyArray<Record<string, string>>
   resetCalls (): void
   /** Stops listening and drops every connection: clients get ECONNREFUSED. */
   stop (): Promise<void>
@@ -128,17 +197,29 @@ export interface FakeKubeApi {
 export interface FakeKubeApiOptions {
   /** Namespace of the kubeconfig context (`null`: none). Default `feast`. */
   readonly namespace?: string | null
-  /** Bookmark interval for bookmark-enabled watches. Default 1000 ms. */
+  /** Bookmark interval for bookmark-enabled watches. Default 60 000 ms, as a real server. */
   readonly bookmarkIntervalMs?: number
 }
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io'
 
 /** A RoleBinding in `namespace` binding `subjects` to the Role (or ClusterRole) `role`. */
 export function roleBinding (namespace: string, name: string, role: string, subjects: RoleBindingSubject[], roleKind: 'Role' | 'ClusterRole' = 'Role'): RoleBindingJson {
   return {
     metadata: { name, namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role },
-    subjects: subjects.map((subject) => subject.kind === 'ServiceAccount' ? { ...subject } : { apiGroup: 'rbac.authorization.k8s.io', ...subject })
+    roleRef: { apiGroup: RBAC_GROUP, kind: roleKind, name: role },
+    subjects: subjects.map((subject) => subject.kind === 'ServiceAccount' ? { ...subject } : { apiGroup: RBAC_GROUP, ...subject })
   }
+}
+
+/** A Role as `operator render` emits it for a Feast role: with its marker rule. */
+export function feastRole (namespace: string, role: string): RoleJson {
+  return { metadata: { name: role, namespace }, rules: [{ ...feastRoleMarker(role) }] }
+}
+
+/** A Role with no rules, as Feast's own operator creates its roles. */
+export function rulelessRole (namespace: string, role: string): RoleJson {
+  return { metadata: { name: role, namespace }, rules: [] }
 }
 
 /** The username and groups the real API server gives a service account's token. */
@@ -147,6 +228,7 @@ export function serviceAccountIdentity (namespace: string, name: string, audienc
     username: `system:serviceaccount:${namespace}:${name}`,
     uid: `uid-${namespace}-${name}`,
     groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+    pod: { name: `${name}-7d9f8b6c5-x2x9z`, uid: randomUUID() },
     ...(audiences === undefined ? {} : { audiences })
   }
 }
@@ -155,13 +237,14 @@ export function serviceAccountIdentity (namespace: string, name: string, audienc
  * A JWT-shaped service-account token (unsigned: only the fake API server knows it is valid),
  * carrying the `kubernetes.io` claim that the OIDC manager routes to TokenReview.
  */
-export function serviceAccountJwt (namespace: string, name: string, options: { exp?: number } = {}): string {
+export function serviceAccountJwt (namespace: string, name: string, options: { exp?: number, nbf?: number, aud?: string[] } = {}): string {
   const header = Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'fake' })).toString('base64url')
   const payload = Buffer.from(JSON.stringify({
     iss: 'https://kubernetes.default.svc.cluster.local',
     sub: `system:serviceaccount:${namespace}:${name}`,
-    aud: [API_SERVER_AUDIENCE],
+    aud: options.aud ?? [API_SERVER_AUDIENCE],
     exp: options.exp ?? Math.floor(Date.now() / 1000) + 3600,
+    ...(options.nbf === undefined ? {} : { nbf: options.nbf }),
     'kubernetes.io': { namespace, serviceaccount: { name, uid: `uid-${namespace}-${name}` } },
     jti: randomBytes(8).toString('hex')
   })).toString('base64url')
@@ -202,30 +285,40 @@ async function generateTls (): Promise<TlsMaterial> {
   }
 }
 
-interface WatchEvent { type: 'ADDED' | 'MODIFIED' | 'DELETED', object: RoleBindingJson, rv: number }
-interface Watcher { namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
+type StoredObject = RoleBindingJson | RoleJson
+interface Snapshot { readonly id: string, readonly rv: number, readonly items: StoredObject[] }
+interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
+interface Watcher { kind: Kind, namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
 
-const ROLE_BINDINGS_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/rolebindings$/
+const RESOURCE_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/
+const KIND_NAMES: Record<Kind, { kind: string, list: string, singular: string, short?: string[] }> = {
+  rolebindings: { kind: 'RoleBinding', list: 'RoleBindingList', singular: 'rolebinding' },
+  roles: { kind: 'Role', list: 'RoleList', singular: 'role' }
+}
 
 export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
   tlsMaterial ??= generateTls()
   const tls = await tlsMaterial
   const dir = await mkdtemp(join(tmpdir(), 'fake-kube-api-'))
   const serviceToken = `svc-${randomBytes(16).toString('hex')}`
-  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000
+  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
 
   const tokens = new Map<string, FakeIdentity>()
-  const bindings = new Map<string, RoleBindingJson>() // key: ns/name
+  const stores: Record<Kind, Map<string, StoredObject>> = { rolebindings: new Map(), roles: new Map() } // key: ns/name
   let history: WatchEvent[] = []
   let resourceVersion = 1000
   let compactedBefore = 0
   const watchers = new Set<Watcher>()
   const faults = new Map<FakeEndpoint, FakeFault>()
-  const calls: FakeKubeApiCalls = { tokenReviews: 0, roleBindingLists: 0, roleBindingWatches: 0, unauthorized: 0 }
+  const calls: FakeKubeApiCalls = { tokenReviews: 0, roleBindingLists: 0, roleBindingWatches: 0, roleLists: 0, roleWatches: 0, gets: 0, discovery: 0, unauthorized: 0, tlsHandshakes: 0 }
   const sockets = new Set<Socket>()
-  let lastWatchQuery: Record<string, string> | undefined
+  const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
+  const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
+  // Paged lists read one snapshot, as etcd serves a continue token at the version of the first page.
+  const snapshots = new Map<string, Snapshot>()
 
   const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => { void handle(req, res) })
+  server.on('secureConnection', () => { calls.tlsHandshakes++ })
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
@@ -241,11 +334,15 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     })
   }
 
-  function status (res: ServerResponse, code: number, reason: string, message: string): void {
-    sendJson(res, code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code })
+  function statusBody (code: number, reason: string, message: string, details?: Record<string, unknown>): Record<string, unknown> {
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code }
   }
 
-  function faultFor (endpoint: 'tokenreviews' | 'rolebindings'): FakeFault | undefined {
+  function status (res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}): void {
+    sendJson(res, code, statusBody(code, reason, message, details), headers)
+  }
+
+  function faultFor (endpoint: 'tokenreviews' | Kind): FakeFault | undefined {
     return faults.get(endpoint) ?? faults.get('all')
   }
 
@@ -257,29 +354,35 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       status(res, 401, 'Unauthorized', 'Unauthorized')
       return
     }
-    const bindingsMatch = ROLE_BINDINGS_PATH.exec(requestUrl.pathname)
-    const endpoint = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : bindingsMatch !== null ? 'rolebindings' : undefined
+    if (req.method === 'GET' && discovery(requestUrl.pathname, res)) return
+    const match = RESOURCE_PATH.exec(requestUrl.pathname)
+    const endpoint: 'tokenreviews' | Kind | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
     if (endpoint === undefined) {
       status(res, 404, 'NotFound', 'the server could not find the requested resource')
       return
     }
-    const isWatch = requestUrl.searchParams.get('watch') === 'true'
+    const isWatch = requestUrl.searchParams.get('watch') === 'true' || requestUrl.searchParams.get('watch') === '1'
+    const byName = match?.[3]
     if (endpoint === 'tokenreviews') calls.tokenReviews++
-    else if (isWatch) { calls.roleBindingWatches++; lastWatchQuery = Object.fromEntries(requestUrl.searchParams) } else calls.roleBindingLists++
+    else if (byName !== undefined) calls.gets++
+    else if (isWatch) {
+      if (endpoint === 'rolebindings') calls.roleBindingWatches++
+      else calls.roleWatches++
+      const query = Object.fromEntries(requestUrl.searchParams)
+      lastWatchQueries.set(endpoint, query)
+      lastWatchQueries.set('any', query)
+    } else {
+      if (endpoint === 'rolebindings') calls.roleBindingLists++
+      else calls.roleLists++
+      listQueries[endpoint].push(Object.fromEntries(requestUrl.searchParams))
+    }
 
     const fault = faultFor(endpoint)
     if (fault === 'reset') { req.socket.destroy(); return }
     if (fault !== undefined && typeof fault === 'object' && 'delayMs' in fault) await delay(fault.delayMs)
     if (res.destroyed) return
     if (fault !== undefined && typeof fault === 'object' && 'status' in fault) {
-      if (fault.status === 403) {
-        const message = endpoint === 'tokenreviews'
-          ? 'tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:feast:feast" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope'
-          : `rolebindings.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:feast:feast" cannot list resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "${bindingsMatch?.[1] ?? ''}"`
-        status(res, 403, 'Forbidden', message)
-      } else {
-        status(res, fault.status, fault.status >= 500 ? 'InternalError' : 'BadRequest', `injected failure ${fault.status}`)
-      }
+      injectedStatus(res, fault.status, endpoint, match?.[1] ?? '')
       return
     }
 
@@ -289,17 +392,104 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       return
     }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
-    const namespace = bindingsMatch![1]!
+    const namespace = match![1]!
+    if (byName !== undefined) {
+      const found = stores[endpoint].get(`${namespace}/${decodeURIComponent(byName)}`)
+      if (found === undefined) { status(res, 404, 'NotFound', `${endpoint}.${RBAC_GROUP} "${byName}" not found`, { name: byName, group: RBAC_GROUP, kind: endpoint }); return }
+      sendJson(res, 200, withTypeMeta(endpoint, found))
+      return
+    }
     if (isWatch) {
       if (fault === 'gone') { status(res, 410, 'Expired', 'too old resource version'); return }
       if (fault === 'hang') return
       if (fault === 'flap') { res.writeHead(200, { 'content-type': 'application/json' }); res.end(); return }
       if (fault === 'stall') { res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }); res.flushHeaders(); return }
-      watch(req, res, namespace, requestUrl.searchParams)
+      watch(req, res, endpoint, namespace, requestUrl.searchParams)
       return
     }
-    const items = [...bindings.values()].filter((binding) => binding.metadata.namespace === namespace).map((binding) => structuredClone(binding))
-    sendJson(res, 200, { kind: 'RoleBindingList', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { resourceVersion: String(resourceVersion) }, items })
+    list(res, endpoint, namespace, requestUrl.searchParams)
+  }
+
+  function injectedStatus (res: ServerResponse, code: number, endpoint: 'tokenreviews' | Kind, namespace: string): void {
+    if (code === 403) {
+      const message = endpoint === 'tokenreviews'
+        ? 'tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:feast:feast" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope'
+        : `${endpoint}.${RBAC_GROUP} is forbidden: User "system:serviceaccount:feast:feast" cannot list resource "${endpoint}" in API group "${RBAC_GROUP}" in the namespace "${namespace}"`
+      status(res, 403, 'Forbidden', message)
+    } else if (code === 429) {
+      // API Priority and Fairness: the request was rejected before it was served.
+      status(res, 429, 'TooManyRequests', 'The server is currently unable to handle the request', { retryAfterSeconds: 1 }, { 'retry-after': '1' })
+    } else {
+      status(res, code, code >= 500 ? 'InternalError' : 'BadRequest', `injected failure ${code}`)
+    }
+  }
+
+  /** The discovery documents kubectl reads before it touches a resource. */
+  function discovery (path: string, res: ServerResponse): boolean {
+    const resources = (group: string): Array<Record<string, unknown>> => group === RBAC_GROUP
+      ? (['rolebindings', 'roles'] as Kind[]).map((name) => ({ name, singularName: KIND_NAMES[name].singular, namespaced: true, kind: KIND_NAMES[name].kind, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storageVersionHash: 'fake' }))
+      : [{ name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] }]
+    const groups = [RBAC_GROUP, 'authentication.k8s.io']
+    let document: Record<string, unknown> | undefined
+    if (path === '/version') document = { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' }
+    else if (path === '/api') document = { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] }
+    else if (path === '/api/v1') document = { kind: 'APIResourceList', groupVersion: 'v1', resources: [] }
+    else if (path === '/apis') {
+      document = {
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: groups.map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } }))
+      }
+    } else {
+      const group = groups.find((name) => path === `/apis/${name}/v1`)
+      if (group !== undefined) document = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1`, resources: resources(group) }
+    }
+    if (document === undefined) return false
+    calls.discovery++
+    sendJson(res, 200, document)
+    return true
+  }
+
+  function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): void {
+    const requested = params.get('resourceVersion')
+    if (requested !== null && requested !== '' && requested !== '0' && Number(requested) > resourceVersion) {
+      tooLargeResourceVersion(res, Number(requested))
+      return
+    }
+    const limit = Number(params.get('limit') ?? '0')
+    const token = params.get('continue')
+    let snapshot: Snapshot
+    let start = 0
+    if (token !== null && token !== '') {
+      const [id, offset] = Buffer.from(token, 'base64url').toString('utf8').split(':')
+      const found = snapshots.get(id ?? '')
+      if (found === undefined || found.rv < compactedBefore) {
+        status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.')
+        return
+      }
+      snapshot = found
+      start = Number(offset)
+    } else {
+      const items = [...stores[kind].values()].filter((object) => object.metadata.namespace === namespace).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+      snapshot = { id: randomBytes(6).toString('hex'), rv: resourceVersion, items }
+    }
+    const end = limit > 0 ? Math.min(snapshot.items.length, start + limit) : snapshot.items.length
+    const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.rv) }
+    if (end < snapshot.items.length) {
+      snapshots.set(snapshot.id, snapshot)
+      if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!)
+      metadata.continue = Buffer.from(`${snapshot.id}:${end}`).toString('base64url')
+      metadata.remainingItemCount = snapshot.items.length - end
+    } else {
+      snapshots.delete(snapshot.id)
+    }
+    const items = snapshot.items.slice(start, end)
+    sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items })
+  }
+
+  function tooLargeResourceVersion (res: ServerResponse, requested: number): void {
+    status(res, 504, 'Timeout', `Too large resource version: ${requested}, current: ${resourceVersion}`,
+      { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 })
   }
 
   function reviewToken (res: ServerResponse, body: string): void {
@@ -314,43 +504,84 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       status(res, 400, 'BadRequest', 'expected an authentication.k8s.io/v1 TokenReview with spec.token')
       return
     }
+    const token = review.spec.token
     const requested = Array.isArray(review.spec.audiences) ? review.spec.audiences.filter((a): a is string => typeof a === 'string') : []
-    const identity = tokens.get(review.spec.token)
-    const wanted = requested.length > 0 ? requested : [API_SERVER_AUDIENCE]
-    const tokenAudiences = identity?.audiences ?? [API_SERVER_AUDIENCE]
-    const matched = wanted.filter((audience) => tokenAudiences.includes(audience))
-    const spec = { token: review.spec.token, ...(requested.length > 0 ? { audiences: requested } : {}) }
-    let reviewStatus: Record<string, unknown>
-    if (identity === undefined) {
-      reviewStatus = { user: {}, error: '[invalid bearer token, service account token could not be validated]' }
-    } else if (matched.length === 0) {
-      reviewStatus = { user: {}, error: '[invalid bearer token, token audiences are invalid for the target audiences]' }
-    } else {
-      reviewStatus = {
-        authenticated: true,
-        user: { username: identity.username, uid: identity.uid ?? `uid-${identity.username}`, groups: [...(identity.groups ?? [])] },
-        audiences: matched
-      }
+    const identity = tokens.get(token)
+    const spec = { token, ...(requested.length > 0 ? { audiences: requested } : {}) }
+    const answer = (reviewStatus: Record<string, unknown>): void => {
+      sendJson(res, 201, { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status: reviewStatus })
     }
-    sendJson(res, 201, { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status: reviewStatus })
+    if (identity === undefined) { answer({ user: {}, error: '[invalid bearer token, service account token could not be validated]' }); return }
+    const claims = jwtClaims(token)
+    const nowSeconds = Date.now() / 1000
+    if (claims !== undefined && typeof claims.exp === 'number' && claims.exp < nowSeconds) {
+      answer({ user: {}, error: '[invalid bearer token, service account token has expired]' })
+      return
+    }
+    if (claims !== undefined && typeof claims.nbf === 'number' && claims.nbf > nowSeconds) {
+      answer({ user: {}, error: '[invalid bearer token, service account token is not valid yet]' })
+      return
+    }
+    const wanted = requested.length > 0 ? requested : [API_SERVER_AUDIENCE]
+    if (identity.webhookAudiences !== undefined) {
+      const matched = wanted.filter((audience) => identity.webhookAudiences!.includes(audience))
+      if (requested.length > 0 && matched.length === 0) {
+        status(res, 500, 'InternalError', 'Internal error occurred: error validating audiences')
+        return
+      }
+      answer(authenticated(identity, identity.webhookAudiences))
+      return
+    }
+    const claimed = claims === undefined ? undefined : (typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : undefined)
+    const tokenAudiences = identity.audiences ?? claimed ?? [API_SERVER_AUDIENCE]
+    const matched = wanted.filter((audience) => tokenAudiences.includes(audience))
+    if (matched.length === 0) {
+      answer({ user: {}, error: '[invalid bearer token, token audiences are invalid for the target audiences]' })
+      return
+    }
+    answer(authenticated(identity, matched, claims?.jti))
   }
 
-  function watch (req: IncomingMessage, res: ServerResponse, namespace: string, params: URLSearchParams): void {
-    const from = Number(params.get('resourceVersion') ?? '0')
+  function authenticated (identity: FakeIdentity, audiences: readonly string[], jti?: unknown): Record<string, unknown> {
+    const extra: Record<string, string[]> = {}
+    if (identity.username.startsWith('system:serviceaccount:')) {
+      if (identity.pod !== undefined) {
+        extra['authentication.kubernetes.io/pod-name'] = [identity.pod.name]
+        extra['authentication.kubernetes.io/pod-uid'] = [identity.pod.uid]
+      }
+      if (typeof jti === 'string') extra['authentication.kubernetes.io/credential-id'] = [`JTI=${jti}`]
+    }
+    return {
+      authenticated: true,
+      user: { username: identity.username, uid: identity.uid ?? randomUUID(), groups: [...(identity.groups ?? [])], ...(Object.keys(extra).length === 0 ? {} : { extra }) },
+      audiences: [...audiences]
+    }
+  }
+
+  function watch (req: IncomingMessage, res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): void {
+    const rvParam = params.get('resourceVersion')
+    const from = rvParam === null || rvParam === '' ? 0 : Number(rvParam)
+    if (from > resourceVersion) { tooLargeResourceVersion(res, from); return }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })
-    const watcher: Watcher = { namespace, res, bookmarks: params.get('allowWatchBookmarks') === 'true', timer: undefined }
+    // A real server sends the headers at once, before any event.
+    res.flushHeaders()
+    const watcher: Watcher = { kind, namespace, res, bookmarks: params.get('allowWatchBookmarks') === 'true', timer: undefined }
     if (from !== 0 && from < compactedBefore) {
-      res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${from} (${compactedBefore})`, reason: 'Expired', code: 410 } })}\n`)
+      res.end(errorLine(410, 'Expired', `too old resource version: ${from} (${compactedBefore})`))
       return
     }
     watchers.add(watcher)
-    for (const event of history) {
-      if (event.rv > from && event.object.metadata.namespace === namespace) res.write(eventLine(event))
+    if (from === 0) {
+      // "Any" version: the current state as synthetic ADDED events, never the history.
+      for (const object of stores[kind].values()) {
+        if (object.metadata.namespace === namespace) res.write(eventLine({ kind, type: 'ADDED', object, rv: Number(object.metadata.resourceVersion) }))
+      }
+    } else {
+      for (const event of history) {
+        if (event.kind === kind && event.rv > from && event.object.metadata.namespace === namespace) res.write(eventLine(event))
+      }
     }
-    if (watcher.bookmarks) {
-      sendBookmark(watcher)
-      watcher.timer = setInterval(() => sendBookmark(watcher), bookmarkIntervalMs)
-    }
+    if (watcher.bookmarks) watcher.timer = setInterval(() => sendBookmark(watcher), bookmarkIntervalMs)
     const timeoutSeconds = Number(params.get('timeoutSeconds') ?? '0')
     const timeout = timeoutSeconds > 0 ? setTimeout(() => { done(); res.end() }, timeoutSeconds * 1000) : undefined
     function done (): void {
@@ -365,19 +596,63 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
 
   function sendBookmark (watcher: Watcher): void {
     if (watcher.res.writableEnded || watcher.res.destroyed) return
-    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'RoleBinding', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { resourceVersion: String(resourceVersion) } } })}\n`)
+    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: KIND_NAMES[watcher.kind].kind, apiVersion: `${RBAC_GROUP}/v1`, metadata: { resourceVersion: String(resourceVersion) } } })}\n`)
+  }
+
+  function errorLine (code: number, reason: string, message: string): string {
+    return `${JSON.stringify({ type: 'ERROR', object: statusBody(code, reason, message) })}\n`
+  }
+
+  function withTypeMeta (kind: Kind, object: StoredObject): Record<string, unknown> {
+    return { apiVersion: `${RBAC_GROUP}/v1`, kind: KIND_NAMES[kind].kind, ...object }
   }
 
   function eventLine (event: WatchEvent): string {
-    return `${JSON.stringify({ type: event.type, object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...event.object } })}\n`
+    return `${JSON.stringify({ type: event.type, object: withTypeMeta(event.kind, event.object) })}\n`
   }
 
-  function record (type: WatchEvent['type'], object: RoleBindingJson): void {
-    const event: WatchEvent = { type, object: structuredClone(object), rv: resourceVersion }
+  function record (kind: Kind, type: WatchEvent['type'], object: StoredObject): void {
+    const event: WatchEvent = { kind, type, object: structuredClone(object), rv: resourceVersion }
     history.push(event)
     for (const watcher of watchers) {
-      if (watcher.namespace === object.metadata.namespace && !watcher.res.writableEnded && !watcher.res.destroyed) watcher.res.write(eventLine(event))
+      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace && !watcher.res.writableEnded && !watcher.res.destroyed) watcher.res.write(eventLine(event))
     }
+  }
+
+  /** Stores an object as the API server would: server-set metadata, and a realistic size. */
+  function put<T extends StoredObject> (kind: Kind, object: T): T {
+    const key = `${object.metadata.namespace}/${object.metadata.name}`
+    const existing = stores[kind].get(key)
+    if (!/^[a-z0-9]([-a-z0-9.:]*[a-z0-9])?$/.test(object.metadata.name)) throw invalid(kind, object.metadata.name, `metadata.name: Invalid value: "${object.metadata.name}"`)
+    if (kind === 'rolebindings') validateBinding(object as RoleBindingJson, existing as RoleBindingJson | undefined)
+    resourceVersion++
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') // RFC 3339 in whole seconds, as the API server writes it
+    const stored = structuredClone({
+      ...object,
+      metadata: {
+        labels: { 'app.kubernetes.io/part-of': 'feast' },
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ ...object, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } }) },
+        ...object.metadata,
+        resourceVersion: String(resourceVersion),
+        uid: existing?.metadata.uid ?? randomUUID(),
+        creationTimestamp: existing?.metadata.creationTimestamp ?? now,
+        managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: `${RBAC_GROUP}/v1`, time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, ...(kind === 'rolebindings' ? { 'f:roleRef': {}, 'f:subjects': {} } : { 'f:rules': {} }) } }]
+      }
+    })
+    delete stored.apiVersion
+    delete stored.kind
+    stores[kind].set(key, stored)
+    record(kind, existing === undefined ? 'ADDED' : 'MODIFIED', stored)
+    return structuredClone(stored)
+  }
+
+  function remove (kind: Kind, namespace: string, name: string): void {
+    const key = `${namespace}/${name}`
+    const existing = stores[kind].get(key)
+    if (existing === undefined) return
+    stores[kind].delete(key)
+    resourceVersion++
+    record(kind, 'DELETED', { ...existing, metadata: { ...existing.metadata, resourceVersion: String(resourceVersion) } })
   }
 
   async function stop (): Promise<void> {
@@ -431,28 +706,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     writeKubeconfig,
     addToken (token, identity) { tokens.set(token, identity) },
     removeToken (token) { tokens.delete(token) },
-    putRoleBinding (binding) {
-      const key = `${binding.metadata.namespace}/${binding.metadata.name}`
-      const existing = bindings.get(key)
-      resourceVersion++
-      const stored: RoleBindingJson = structuredClone({
-        ...binding,
-        metadata: { ...binding.metadata, resourceVersion: String(resourceVersion), uid: existing?.metadata.uid ?? randomBytes(8).toString('hex'), creationTimestamp: '2026-01-01T00:00:00Z' }
-      })
-      delete stored.apiVersion
-      delete stored.kind
-      bindings.set(key, stored)
-      record(existing === undefined ? 'ADDED' : 'MODIFIED', stored)
-      return structuredClone(stored)
-    },
-    deleteRoleBinding (namespace, name) {
-      const key = `${namespace}/${name}`
-      const existing = bindings.get(key)
-      if (existing === undefined) return
-      bindings.delete(key)
-      resourceVersion++
-      record('DELETED', { ...existing, metadata: { ...existing.metadata, resourceVersion: String(resourceVersion) } })
-    },
+    putRoleBinding: (binding) => put('rolebindings', binding),
+    deleteRoleBinding: (namespace, name) => { remove('rolebindings', namespace, name) },
+    putRole: (role) => put('roles', role),
+    deleteRole: (namespace, name) => { remove('roles', namespace, name) },
     bookmark () {
       for (const watcher of watchers) if (watcher.bookmarks) sendBookmark(watcher)
     },
@@ -463,20 +720,27 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       for (const watcher of [...watchers]) {
         watchers.delete(watcher)
         clearInterval(watcher.timer)
-        watcher.res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 } })}\n`)
+        watcher.res.end(errorLine(410, 'Expired', 'too old resource version'))
+      }
+    },
+    watchError (code, reason = 'InternalError') {
+      for (const watcher of [...watchers]) {
+        watchers.delete(watcher)
+        clearInterval(watcher.timer)
+        watcher.res.end(errorLine(code, reason, `injected watch error ${code}`))
       }
     },
     setFault (endpoint, fault) {
       if (fault === undefined) faults.delete(endpoint)
       else faults.set(endpoint, fault)
     },
-    openWatches: () => watchers.size,
-    lastWatchQuery: () => lastWatchQuery,
+    openWatches: (kind) => [...watchers].filter((watcher) => kind === undefined || watcher.kind === kind).length,
+    lastWatchQuery: (kind) => lastWatchQueries.get(kind ?? 'any'),
+    listQueries: (kind) => listQueries[kind],
     resetCalls () {
-      calls.tokenReviews = 0
-      calls.roleBindingLists = 0
-      calls.roleBindingWatches = 0
-      calls.unauthorized = 0
+      for (const key of Object.keys(calls) as Array<keyof FakeKubeApiCalls>) calls[key] = 0
+      listQueries.rolebindings = []
+      listQueries.roles = []
     },
     stop,
     start: async () => { if (!server.listening) await listen(port) },
@@ -487,9 +751,56 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   }
 }
 
-function sendJson (res: ServerResponse, code: number, body: unknown): void {
+/** The 422 `Invalid` Status a real API server answers, as a thrown error carrying it. */
+export class FakeInvalidError extends Error {
+  readonly code = 422
+  constructor (readonly status: Record<string, unknown>) {
+    super(String(status.message))
+    this.name = 'FakeInvalidError'
+  }
+}
+
+function invalid (kind: Kind, name: string, cause: string): FakeInvalidError {
+  return new FakeInvalidError({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: `${KIND_NAMES[kind].kind}.${RBAC_GROUP} "${name}" is invalid: ${cause}` })
+}
+
+/** What kube-apiserver's RBAC validation refuses of a RoleBinding. */
+function validateBinding (binding: RoleBindingJson, existing: RoleBindingJson | undefined): void {
+  const name = binding.metadata.name
+  const ref = binding.roleRef
+  if (ref === undefined || ref.apiGroup !== RBAC_GROUP || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') || typeof ref.name !== 'string' || ref.name === '') {
+    throw invalid('rolebindings', name, 'roleRef: Invalid value: expected apiGroup rbac.authorization.k8s.io, kind Role or ClusterRole and a name')
+  }
+  if (existing !== undefined && (existing.roleRef.kind !== ref.kind || existing.roleRef.name !== ref.name || existing.roleRef.apiGroup !== ref.apiGroup)) {
+    throw invalid('rolebindings', name, 'roleRef: Invalid value: cannot change roleRef')
+  }
+  for (const [i, subject] of (binding.subjects ?? []).entries()) {
+    if (typeof subject.name !== 'string' || subject.name === '') throw invalid('rolebindings', name, `subjects[${i}].name: Required value`)
+    if (subject.kind === 'ServiceAccount') {
+      if (subject.apiGroup !== undefined && subject.apiGroup !== '') throw invalid('rolebindings', name, `subjects[${i}].apiGroup: Unsupported value: "${subject.apiGroup}": supported values: ""`)
+    } else if (subject.kind === 'User' || subject.kind === 'Group') {
+      if (subject.apiGroup !== RBAC_GROUP) throw invalid('rolebindings', name, `subjects[${i}].apiGroup: Unsupported value: "${subject.apiGroup ?? ''}": supported values: "${RBAC_GROUP}"`)
+    } else {
+      throw invalid('rolebindings', name, `subjects[${i}].kind: Unsupported value: "${String(subject.kind)}": supported values: "ServiceAccount", "User", "Group"`)
+    }
+  }
+}
+
+/** The payload of a JWT-shaped token, or undefined. */
+function jwtClaims (token: string): Record<string, unknown> | undefined {
+  const parts = token.split('.')
+  if (parts.length !== 3) return undefined
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? claims as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function sendJson (res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body)
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
   res.end(text)
 }
 

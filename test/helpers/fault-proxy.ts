@@ -192,6 +192,11 @@ export interface TcpFaultProxy {
   readonly hostPort: string
   /** Applies to connections opened from now on; open ones keep their mode. */
   set (mode: TcpFaultMode): void
+  /**
+   * Cuts every open connection (as a network fault does), so that clients holding keep-alive
+   * connections must open new ones, which get the current mode.
+   */
+  cutOpen (): void
   /** Connections accepted so far. */
   connections (): number
   close (): Promise<void>
@@ -234,6 +239,7 @@ export async function startTcpFaultProxy (upstream: { host: string, port: number
   return {
     hostPort: `127.0.0.1:${port}`,
     set (next) { mode = next },
+    cutOpen () { for (const socket of sockets) socket.destroy() },
     connections: () => accepted,
     close: async () => {
       for (const socket of sockets) socket.destroy()

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { ConfigError } from '../../src/config/errors.ts'
-import { renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
+import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
+import { CLIENT_TOKEN_PATH, deploymentAudience, renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
 
 const fixture = (name: string): string => `fixtures/operator/${name}`
 const secretFixture = (): NonNullable<RenderOptions['secrets']> => [{ object: parse(readFileSync(fixture('secret-oidc.yaml'), 'utf8')) as Record<string, unknown>, source: 'secret-oidc.yaml' }]
@@ -28,9 +29,24 @@ function failsWith (resource: unknown, options: RenderOptions, message: RegExp):
 }
 
 describe('operator render: spec.authz forms', () => {
-  it('renders kubernetes for server and client when spec.authz is absent', () => {
+  it('renders kubernetes for server and client when spec.authz is absent, with the deployment\'s own audience on both sides', () => {
     const rendered = renderFeatureStore(fixture('featurestore-default.yaml'))
-    assert.deepEqual([rendered.server, rendered.client], [{ type: 'kubernetes' }, { type: 'kubernetes' }])
+    const audience = deploymentAudience('feast', 'sample')
+    assert.deepEqual([rendered.server, rendered.client], [{ type: 'kubernetes', audiences: [audience] }, { type: 'kubernetes', token_path: CLIENT_TOKEN_PATH }])
+    assert.deepEqual(rendered.clientPod, {
+      volumes: [{ name: 'feast-authz-token', projected: { sources: [{ serviceAccountToken: { audience, expirationSeconds: 3600, path: 'token' } }] } }],
+      volumeMounts: [{ name: 'feast-authz-token', mountPath: '/var/run/secrets/feast-authz', readOnly: true }]
+    })
+  })
+
+  it('gives two deployments different audiences, so a token for one is refused by the other', () => {
+    const other = store(undefined)
+    ;(other.metadata as { name: string }).name = 'other'
+    assert.notDeepEqual(renderFeatureStore(store(undefined)).server, renderFeatureStore(other).server)
+  })
+
+  it('renders no client pod additions outside kubernetes mode', () => {
+    assert.deepEqual(renderFeatureStore(fixture('featurestore-noauth.yaml')).clientPod, { volumes: [], volumeMounts: [] })
   })
 
   it('renders authz.kubernetes: {} exactly like an absent authz', () => {
@@ -104,7 +120,7 @@ describe('operator render: feature_store_yaml_base64', () => {
   it('completes a base feature_store.yaml, replacing its project and auth', () => {
     const rendered = renderFeatureStore(store(undefined), { base: { project: 'old', registry: { path: 'data/registry.db' }, auth: { type: 'no_auth' } } })
     const decoded = parse(Buffer.from(rendered.feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
-    assert.deepEqual(decoded, { project: 'demo_project', registry: { path: 'data/registry.db' }, auth: { type: 'kubernetes' } })
+    assert.deepEqual(decoded, { project: 'demo_project', registry: { path: 'data/registry.db' }, auth: { type: 'kubernetes', audiences: [deploymentAudience('feast', 'demo')] } })
   })
 
   it('accepts spec.serviceProject as the project name', () => {
@@ -139,10 +155,16 @@ describe('operator render: RBAC objects', () => {
     assert.equal(binding.metadata.namespace, 'feast')
   })
 
-  it('lets the store Role only read RoleBindings of its namespace, and gives listed roles no rules', () => {
+  it('lets the store Role only read RoleBindings and Roles of its namespace', () => {
     const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
-    assert.deepEqual(rulesOf(rbac[0]), [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['get', 'list', 'watch'] }])
-    assert.deepEqual(rulesOf(rbac[4]), [])
+    assert.deepEqual(rulesOf(rbac[0]), [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings', 'roles'], verbs: ['get', 'list', 'watch'] }])
+  })
+
+  it('gives each listed Feast role its marker rule, which nobody holds by accident', () => {
+    const { rbac } = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
+    const role = rbac[4] as { metadata: { name: string }, rules: unknown[] }
+    assert.deepEqual(role.rules, [{ apiGroups: ['feast.dev'], resources: ['roles'], resourceNames: [role.metadata.name], verbs: ['assume'] }])
+    assert.ok(hasFeastRoleMarker(role.metadata.name, role.rules as never), 'the server recognises the rendered marker')
   })
 
   it('grants cluster-wide only TokenReview creation by default', () => {
@@ -252,5 +274,14 @@ describe('operator render: invalid resources', () => {
 
   it('refuses a non-boolean noAuth', () => {
     failsWith(store({ noAuth: 'yes' }), {}, /spec\.authz\.noAuth: expected true or false, got "yes"/)
+  })
+})
+
+describe('docs/operator.md', () => {
+  it('shows the client pod additions that render emits for the sample store', () => {
+    const docs = readFileSync(new URL('../../docs/operator.md', import.meta.url), 'utf8')
+    const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('serviceAccountToken'))
+    assert.ok(block !== undefined, 'the docs show the projected token volume')
+    assert.deepEqual(parse(block), renderFeatureStore(fixture('featurestore-default.yaml')).clientPod)
   })
 })

@@ -89,7 +89,7 @@ describe('permission(): invalid definitions fail with the permission and field n
   const cases: readonly [string, unknown, string][] = [
     ['an empty name', { name: '  ', policy: reader }, 'name: expected a non-empty string, got "  "'],
     ['a missing name', { policy: reader }, 'name: expected a non-empty string, got nothing'],
-    ['an unknown type', { name: 'p', types: ['FeatureView', 'FeatureViews'], policy: reader }, `permission "p": types[1]: unknown resource type "FeatureViews" (expected one of ${RESOURCE_TYPES.join(', ')})`],
+    ['an unknown type', { name: 'p', types: ['FeatureView', 'FeatureViews'], policy: reader }, `permission "p": types[1]: unknown resource type "FeatureViews" (did you mean FeatureView?) (expected one of ${RESOURCE_TYPES.join(', ')})`],
     ['an unknown action', { name: 'p', actions: ['READ', 'PUSH'], policy: reader }, 'permission "p": actions[1]: unknown action "PUSH" (expected one of CREATE, DESCRIBE, UPDATE, DELETE, READ_ONLINE, READ_OFFLINE, WRITE_ONLINE, WRITE_OFFLINE, or a group ALL_ACTIONS, READ, WRITE, CRUD)'],
     ['an empty actions list', { name: 'p', actions: [], policy: reader }, 'permission "p": actions: must be a non-empty list of actions (omit it for all actions)'],
     ['null actions', { name: 'p', actions: null, policy: reader }, 'permission "p": actions: must be a non-empty list of actions (omit it for all actions)'],

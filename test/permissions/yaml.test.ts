@@ -58,9 +58,9 @@ describe('permissions YAML: reading', () => {
 describe('permissions YAML: errors name the file, line, index, permission and field', () => {
   const cases: readonly [string, string, string][] = [
     ['an unknown action', '- name: a\n  policy: {allow_all: true}\n- name: writers\n  actions: [DESCRIBE, WRIT_ONLINE]\n  policy: {allow_all: true}\n',
-      'perms.yaml:4:23: permission [1] "writers": actions[1]: unknown action "WRIT_ONLINE" (expected one of CREATE, DESCRIBE, UPDATE, DELETE, READ_ONLINE, READ_OFFLINE, WRITE_ONLINE, WRITE_OFFLINE, or a group ALL_ACTIONS, READ, WRITE, CRUD)'],
+      'perms.yaml:4:23: permission [1] "writers": actions[1]: unknown action "WRIT_ONLINE" (did you mean WRITE_ONLINE?) (expected one of CREATE, DESCRIBE, UPDATE, DELETE, READ_ONLINE, READ_OFFLINE, WRITE_ONLINE, WRITE_OFFLINE, or a group ALL_ACTIONS, READ, WRITE, CRUD)'],
     ['an unknown type', '- name: t\n  types: [FeatureVeiw]\n  policy: {allow_all: true}\n',
-      'perms.yaml:2:11: permission [0] "t": types[0]: unknown resource type "FeatureVeiw" (expected one of Project, FeatureView, OnDemandFeatureView, BatchFeatureView, StreamFeatureView, LabelView, Entity, FeatureService, DataSource, ValidationReference, SavedDataset, Permission)'],
+      'perms.yaml:2:11: permission [0] "t": types[0]: unknown resource type "FeatureVeiw" (did you mean FeatureView?) (expected one of Project, FeatureView, OnDemandFeatureView, BatchFeatureView, StreamFeatureView, LabelView, Entity, FeatureService, DataSource, ValidationReference, SavedDataset, Permission)'],
     ['empty actions', '- name: e\n  actions: []\n  policy: {allow_all: true}\n', 'perms.yaml:2:3: permission [0] "e": actions: must be a non-empty list of actions (omit it for all actions)'],
     ['a missing policy', '- name: m\n  actions: [DESCRIBE]\n', 'perms.yaml:1:3: permission [0] "m": policy: a policy is required: one of role_based_policy, group_based_policy, namespace_based_policy, combined_group_namespace_policy, allow_all'],
     ['a regex that does not compile', '- name: x\n  name_patterns: ["ok", "driver_[a-"]\n  policy: {allow_all: true}\n',

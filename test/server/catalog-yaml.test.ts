@@ -37,7 +37,7 @@ describe('the registry YAML file', () => {
   test('an unknown kind names the file, line, field and the accepted kinds', () => {
     assert.throws(() => load(`${VIEW}    kind: TableView\n`), (error: unknown) => {
       assert.ok(error instanceof ConfigError)
-      assert.match(error.message, /^registry\.yaml:6:5: feature_views\[0\]\.kind: unknown kind "TableView" \(expected one of FeatureView, BatchFeatureView, StreamFeatureView, OnDemandFeatureView\)$/)
+      assert.match(error.message, /^registry\.yaml:6:5: feature_views\[0\]\.kind: unknown kind "TableView" \(expected one of FeatureView, BatchFeatureView, StreamFeatureView, OnDemandFeatureView, LabelView\)$/)
       return true
     })
   })
@@ -64,5 +64,31 @@ describe('the registry YAML file', () => {
 
   test('duplicate view names are refused', () => {
     assert.throws(() => load(`${VIEW}  - name: stats\n    entities: [id]\n    features: [x]\n`), /feature_views\[1\]\.name: duplicate feature view "stats"/)
+  })
+
+  test('Feast\'s flags load: online, enabled and, for on-demand views, sources and write_to_online_store', () => {
+    const registry = load(`${VIEW}    online: false\n    enabled: false\n  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [double_rate]\n    sources: [stats]\n    write_to_online_store: true\n`)
+    const stats = registry.featureView('stats')
+    assert.equal(stats?.online, false)
+    assert.equal(stats?.disabled, true)
+    const derived = registry.featureView('derived')
+    assert.deepEqual(derived?.sources, ['stats'])
+    assert.equal(derived?.writeToOnlineStore, true)
+  })
+
+  test('an on-demand view without sources is refused: reading it is checked against them', () => {
+    assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n`), /registry\.yaml:7:5: feature_views\[1\]\.kind: an OnDemandFeatureView needs sources/)
+  })
+
+  test('an on-demand view\'s source must be a declared, non-on-demand feature view', () => {
+    const odfv = (sources: string) => `  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: ${sources}\n`
+    assert.throws(() => load(`${VIEW}${odfv('[speed]')}`), /feature_views\[1\]\.sources\[0\]: feature view "speed" is not declared under feature_views/)
+    assert.throws(() => load(`${VIEW}${odfv('[derived]')}`), /feature_views\[1\]\.sources\[0\]: "derived" is an OnDemandFeatureView; an on-demand view reads feature views/)
+  })
+
+  test('a flag on a kind Feast does not give it to is refused, and a flag must be a boolean', () => {
+    assert.throws(() => load(`${VIEW}    sources: [stats]\n`), /feature_views\[0\]\.sources: only on-demand views take sources/)
+    assert.throws(() => load(`${VIEW}    write_to_online_store: true\n`), /feature_views\[0\]\.write_to_online_store: only on-demand views take write_to_online_store/)
+    assert.throws(() => load(`${VIEW}    online: "yes"\n`), /feature_views\[0\]\.online: expected true or false, got "yes"/)
   })
 })

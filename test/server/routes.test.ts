@@ -230,9 +230,12 @@ describe('POST /materialize and /materialize-incremental', () => {
     assert.equal((await post('/materialize-incremental', undefined, { end_ts: '2026-11-02T00:00:00Z' })).status, 401)
   })
 
-  test('a timestamp that is not a date is 422, and so is materializing an on-demand view', async () => {
+  test('a timestamp that is not a date is 422', async () => {
     assert.equal((await post('/materialize', 'writer', { start_ts: 'soon', end_ts: '2026-11-02T00:00:00Z' })).status, 422)
-    assert.equal((await post('/materialize-incremental', 'writer', { end_ts: '2026-11-02T00:00:00Z', feature_views: ['driver_transforms'] })).status, 422)
+  })
+
+  test('materializing an on-demand view the writer may not write is 403, before saying it cannot be materialized', async () => {
+    assert.equal((await post('/materialize-incremental', 'writer', { end_ts: '2026-11-02T00:00:00Z', feature_views: ['driver_transforms'] })).status, 403)
   })
 })
 

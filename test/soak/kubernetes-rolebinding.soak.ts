@@ -21,7 +21,7 @@ import { pino } from 'pino'
 import feastAuthz from '../../src/adapters/fastify.ts'
 import { createKubernetesManager } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi, type RoleBindingSubject } from '../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi, type RoleBindingSubject } from '../helpers/fake-kube-api.ts'
 
 const SECONDS = Math.min(Number(process.env.SOAK_K8S_SECONDS ?? 50), 120)
 const CONNECTIONS = 50
@@ -38,6 +38,7 @@ const subjects: RoleBindingSubject[] = Array.from({ length: ACCOUNTS }, (_, i) =
 before(async () => {
   api = await startFakeKubeApi({ namespace: 'feast' })
   for (let i = 0; i < ACCOUNTS; i++) api.addToken(jwsToken(`sa-${i}-token`), serviceAccountIdentity('apps', `sa-${i}`))
+  api.putRole(feastRole('feast', 'reader'))
   api.putRoleBinding(roleBinding('feast', 'readers', 'reader', subjects))
   const counting = new Writable({ write (chunk: Buffer, _encoding, done) { if (/"level":(40|50|60)/.test(chunk.toString())) warnings++; done() } })
   const logger = pino({ level: 'warn' }, counting)
@@ -97,6 +98,7 @@ test(`${CONNECTIONS} clients for ${SECONDS} s with a RoleBinding change halfway:
 
   await sleep((SECONDS * 1000) / 2)
   changedAt = Date.now()
+  api.putRole(feastRole('feast', 'writer'))
   api.putRoleBinding(roleBinding('feast', 'writers', 'writer', subjects))
   const result = await run
   clearInterval(sampler)

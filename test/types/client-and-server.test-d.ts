@@ -7,7 +7,11 @@ import {
   createAuthFetch, createTokenProvider, loadClientAuthConfig, mintIntraToken, TokenSourceError,
   type AuthFetch, type ResolvedToken, type TokenProvider, type TokenSource, type TokenSourceErrorCode
 } from '../../src/client/index.ts'
-import { buildReferenceServer, emptyCatalog, type FeatureCatalog, type ReferenceServerOptions } from '../../src/server/index.ts'
+import {
+  buildReferenceServer, createOnlineStore, emptyCatalog, readFeatures, readTarget,
+  type FeatureCatalog, type OnlineFeaturesResponse, type ReadTarget, type ReferenceServerOptions
+} from '../../src/server/index.ts'
+import type { Resource } from '../../src/index.ts'
 import { renderFeatureStore, type RenderedFeatureStore } from '../../src/operator/index.ts'
 import { openFeastRegistry } from '../../src/registry/index.ts'
 import { expectTrue, type Equal } from './assert-type.ts'
@@ -70,6 +74,14 @@ void server, serverOptions
 void buildReferenceServer({ bodyLimit: '1mb' })
 // @ts-expect-error unknown option
 void buildReferenceServer({ port: 6566 })
+
+// The get-online-features steps for another framework: any parsed body in, resources to check, then the read.
+const target: ReadTarget = readTarget(registry, JSON.parse('{}') as unknown)
+expectTrue<Equal<typeof target.resources, readonly Resource[]>>()
+const answer: OnlineFeaturesResponse = readFeatures(target, createOnlineStore(registry))
+void answer
+// @ts-expect-error the read needs the target of step 1, not the raw body
+readFeatures({ features: ['v:f'] }, createOnlineStore(registry))
 
 // --- Registry and operator helpers of the main entry point -----------------------------------------
 

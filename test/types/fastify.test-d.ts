@@ -133,3 +133,15 @@ app.get('/push2', { config: { feastAuthz: { permission: { resources: { type: 'Fe
 
 const spec = { resources: { type: 'FeatureView', name: 'a' }, actions: 'READ' } satisfies FastifyPermissionSpec
 void spec
+
+// The route's types reach the callbacks: typed params and body need no cast.
+app.post<{ Params: { view: string }, Body: { project: string } }>('/typed/:view', {
+  preHandler: app.requirePermission({
+    resources: (request) => {
+      expectTrue<Equal<typeof request.params.view, string>>()
+      return { type: 'FeatureView', name: request.params.view }
+    },
+    project: (request) => request.body.project,
+    actions: 'WRITE_ONLINE'
+  })
+}, async () => 'ok')

@@ -1,20 +1,21 @@
-import { readFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import { authenticateRequest } from '../../adapters/authenticate-request.ts'
 import { setUpAuthz } from '../../adapters/setup.ts'
 import { ConfigError, describeValue } from '../../config/errors.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
-import { createLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isResourceType, resourceLabel, type Action, type Permission, type Resource } from '../../permissions/model.ts'
 import { loadPermissionsFile } from '../../permissions/yaml.ts'
 import { createPrincipal, principalToJSON, type AuthSource, type Principal } from '../../base/principal.ts'
-import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { didYouMean } from '../../config/did-you-mean.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
+import { createCliLogger } from '../cli-logger.ts'
+import { configArgument, readTokenArgument } from '../inputs.ts'
+import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
 
 const HELP = `usage: feast-authz check --permissions <permissions.yaml>
-         (--principal '<json>' | --config <feature_store.yaml> --token-file <path>)
+         (--principal '<json>' | [--config <feature_store.yaml>] --token-file <path|->)
          --resource <Type>:<name> [--tag key=value ...] --action <ACTION> [--action <ACTION> ...]
 
 Evaluates one request exactly as requirePermission would and prints JSON:
@@ -25,21 +26,26 @@ Evaluates one request exactly as requirePermission would and prints JSON:
   --principal    {"username": "...", "roles": [...], "groups": [...], "namespaces": [...]}
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token-file
-                 authenticate a token as the server would (like \`feast-authz inspect\`)
+                 authenticate a token as the server would (like \`feast-authz inspect\`);
+                 --token-file - reads standard input; --config defaults to
+                 FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
+  --verbose      log details and stack traces
   --resource     one of ${RESOURCE_TYPES.join(', ')}, then ':' and the name
   --tag          a tag of the resource (repeatable), matched by required_tags
   --action       ${ACTIONS.join(', ')} or a group ${Object.keys(ACTION_GROUPS).join(', ')} (repeatable;
                  one permission must cover all of them)
 
-Exit 0 on allow, 1 on deny (including a rejected token), 2 on a bad permissions file,
-bad arguments, or when the identity provider could not be reached.
+Exit codes: 0 allow, 1 deny (including a rejected token), 2 usage error or a bad
+permissions or configuration file, 3 could not decide (the identity provider or the
+cluster could not be reached).
 `
 
 interface Args {
   permissions: string
   principal?: string | undefined
   config?: string | undefined
-  tokenFile?: string | undefined
+  token?: string | undefined
+  verbose: boolean
   resource: Resource
   actions: Action[]
 }
@@ -47,13 +53,12 @@ interface Args {
 export const run: CliCommand = async (argv, io) => {
   let args: Args
   try {
-    const parsed = parseArgv(argv)
+    const parsed = parseArgv(argv, io.env)
     if (parsed === 'help') { io.stdout(HELP); return EXIT.ok }
     args = parsed
   } catch (error) {
-    if (!(error instanceof UsageError) && !(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw error
-    io.stderr(`feast-authz check: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'check', error)
   }
 
   let permissions: Permission[]
@@ -75,7 +80,7 @@ export const run: CliCommand = async (argv, io) => {
       return EXIT.usage
     }
   } else {
-    const outcome = await principalFromToken(args.config as string, args.tokenFile as string, io.stderr)
+    const outcome = await principalFromToken(args.config, args.token as string, args.verbose, io)
     if (typeof outcome === 'number') return outcome
     if ('rejected' in outcome) {
       io.stdout(`${JSON.stringify({ decision: 'deny', authenticated: false, reason: outcome.rejected, explanation: [] }, null, 2)}\n`)
@@ -115,37 +120,38 @@ function report (decision: Decision, principal: Principal): Record<string, unkno
   }
 }
 
-function parseArgv (argv: readonly string[]): Args | 'help' {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      permissions: { type: 'string' },
-      principal: { type: 'string' },
-      config: { type: 'string' },
-      'token-file': { type: 'string' },
-      resource: { type: 'string' },
-      tag: { type: 'string', multiple: true },
-      action: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' }
-    },
-    strict: true,
-    allowPositionals: false
-  })
+const OPTIONS = {
+  permissions: { type: 'string' },
+  principal: { type: 'string' },
+  config: { type: 'string' },
+  'token-file': { type: 'string' },
+  resource: { type: 'string' },
+  tag: { type: 'string', multiple: true },
+  action: { type: 'string', multiple: true },
+  verbose: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
+function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Args | 'help' {
+  const { values } = parseCommandArgs(argv, OPTIONS)
   if (values.help === true) return 'help'
   if (values.permissions === undefined) throw new UsageError('--permissions is required')
-  const byToken = values.config !== undefined || values['token-file'] !== undefined
-  if (values.principal !== undefined && byToken) throw new UsageError('give either --principal or --config with --token-file, not both')
-  if (values.principal === undefined && !byToken) throw new UsageError('give --principal, or --config with --token-file')
-  if (byToken && (values.config === undefined || values['token-file'] === undefined)) throw new UsageError('--config and --token-file go together')
+  const byToken = values['token-file'] !== undefined
+  if (values.principal !== undefined && byToken) throw new UsageError('give either --principal or --token-file, not both')
+  if (values.principal === undefined && !byToken) throw new UsageError(values.config === undefined ? 'give --principal, or --token-file (with --config)' : '--config needs --token-file (the token to authenticate)')
+  if (values.principal !== undefined && values.config !== undefined) throw new UsageError('--config is for --token-file; --principal needs no configuration')
   if (values.resource === undefined) throw new UsageError('--resource is required (e.g. --resource FeatureView:driver_stats)')
   if (values.action === undefined || values.action.length === 0) throw new UsageError('at least one --action is required')
+  const resource = parseResource(values.resource, values.tag ?? [])
+  const actions = parseActions(values.action)
   return {
     permissions: values.permissions,
     principal: values.principal,
-    config: values.config,
-    tokenFile: values['token-file'],
-    resource: parseResource(values.resource, values.tag ?? []),
-    actions: parseActions(values.action)
+    ...(byToken ? { config: configArgument(values.config, env), token: readTokenArgument(undefined, values['token-file']) } : {}),
+    verbose: values.verbose === true || values.debug === true,
+    resource,
+    actions
   }
 }
 
@@ -153,7 +159,7 @@ function parseResource (text: string, tagArgs: readonly string[]): Resource {
   const colon = text.indexOf(':')
   if (colon < 0) throw new UsageError(`--resource: expected <Type>:<name>, got ${describeValue(text)}`)
   const type = text.slice(0, colon)
-  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${describeValue(type)} (expected one of ${RESOURCE_TYPES.join(', ')})`)
+  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${describeValue(type)}${didYouMean(type, RESOURCE_TYPES)}; expected one of ${RESOURCE_TYPES.join(', ')}`)
   const name = text.slice(colon + 1)
   if (tagArgs.length === 0) return { type, name }
   const tags: Record<string, string> = Object.create(null) as Record<string, string>
@@ -167,12 +173,15 @@ function parseResource (text: string, tagArgs: readonly string[]): Resource {
   return { type, name, tags }
 }
 
+const ACTION_NAMES: readonly string[] = [...ACTIONS, ...Object.keys(ACTION_GROUPS)]
+
 function parseActions (names: readonly string[]): Action[] {
-  try {
-    return expandActions(names as Action[])
-  } catch (error) {
-    throw new UsageError(`--action: ${(error as Error).message} (expected one of ${ACTIONS.join(', ')}, or a group ${Object.keys(ACTION_GROUPS).join(', ')})`)
+  for (const name of names) {
+    if (!ACTION_NAMES.includes(name)) {
+      throw new UsageError(`--action: unknown action ${describeValue(name)}${didYouMean(name, ACTION_NAMES)}; expected one of ${ACTIONS.join(', ')}, or a group ${Object.keys(ACTION_GROUPS).join(', ')}`)
+    }
   }
+  return expandActions(names as Action[])
 }
 
 const PRINCIPAL_KEYS = ['username', 'roles', 'groups', 'namespaces', 'source']
@@ -208,15 +217,9 @@ export function parsePrincipal (json: string): Principal {
 type TokenOutcome = { principal: Principal } | { rejected: string } | { noAuth: true }
 
 /** Authenticates like `feast-authz inspect`; a number is the exit code of a failure already reported. */
-async function principalFromToken (config: string, tokenFile: string, stderr: (text: string) => void): Promise<TokenOutcome | number> {
-  let token: string
-  try {
-    token = readFileSync(tokenFile, 'utf8').trim()
-  } catch (error) {
-    stderr(`feast-authz check: cannot read --token-file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`)
-    return EXIT.usage
-  }
-  const logger = createLogger({ level: 'warn' }, 2)
+async function principalFromToken (config: string | undefined, token: string, verbose: boolean, io: CliIo): Promise<TokenOutcome | number> {
+  const stderr = io.stderr
+  const logger = createCliLogger(io, 'check', verbose)
   let authz
   try {
     authz = setUpAuthz({ config }, logger)
@@ -232,8 +235,8 @@ async function principalFromToken (config: string, tokenFile: string, stderr: (t
     if (!(error instanceof AuthError)) throw error
     if (error.status === 503) {
       const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
-      stderr(`feast-authz check: could not authenticate: ${error.code}: ${error.message}${cause}\n`)
-      return EXIT.usage
+      stderr(`feast-authz check: could not decide: ${error.code}: ${error.message}${cause}\n`)
+      return EXIT.undecided
     }
     stderr(`feast-authz check: token rejected: ${error.code}: ${error.message}\n`)
     return { rejected: `${error.code}: ${error.message}` }

@@ -1,57 +1,82 @@
-import { readFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import { setUpAuthz } from '../../adapters/setup.ts'
 import { authenticateRequest } from '../../adapters/authenticate-request.ts'
 import { ConfigError } from '../../config/errors.ts'
-import { createLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
 import { principalToJSON } from '../../base/principal.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
+import { createCliLogger } from '../cli-logger.ts'
+import { explainToken } from '../explain-token.ts'
+import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
-const HELP = `usage: feast-authz inspect --config <feature_store.yaml> (--token <jwt> | --token-file <path>)
+const HELP = `usage: feast-authz inspect [--config <feature_store.yaml>] (--token <jwt> | --token-file <path|->) [--explain] [--verbose]
 
 Authenticates the token exactly as the server would and prints the principal
-(username, roles, groups, namespaces) as JSON. Exit 0 when accepted, 1 when
-rejected (reason on stderr), 2 on a configuration or usage error.
+(username, roles, groups, namespaces) as JSON on stdout.
+
+  --config       the server's feature_store.yaml (default: FEATURE_STORE_YAML_BASE64,
+                 then ./feature_store.yaml)
+  --token        the token itself
+  --token-file   a file holding the token; - reads standard input
+  --explain      also print, on stderr, the token's header and claims (decoded without
+                 verification) next to what the configuration expects, with hints; done
+                 anyway when the token is rejected
+  --verbose      log details and stack traces (e.g. why the provider could not be reached)
+
+Exit codes: 0 accepted, 1 rejected, 2 usage or configuration error,
+3 could not decide (the identity provider or the cluster could not be reached).
 `
 
+const OPTIONS = {
+  config: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  explain: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
 export const run: CliCommand = async (argv, io) => {
-  let values: { config?: string | undefined, token?: string | undefined, 'token-file'?: string | undefined, help?: boolean | undefined }
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: { config: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }))
-    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
-    if (values.config === undefined) throw new UsageError('--config is required')
-    if ((values.token === undefined) === (values['token-file'] === undefined)) throw new UsageError('give exactly one of --token and --token-file')
-  } catch (error) {
-    io.stderr(`feast-authz inspect: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
-  }
-
+  let config: string | undefined
   let token: string
+  let explain: boolean
+  let verbose: boolean
   try {
-    token = values.token ?? readFileSync(values['token-file'] as string, 'utf8').trim()
+    const { values } = parseCommandArgs(argv, OPTIONS)
+    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give one of --token and --token-file, not both')
+    token = readTokenArgument(values.token, values['token-file'])
+    config = configArgument(values.config, io.env)
+    explain = values.explain === true
+    verbose = values.verbose === true || values.debug === true
   } catch (error) {
-    io.stderr(`feast-authz inspect: cannot read --token-file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'inspect', error)
   }
 
-  // Warnings (verify_ssl: false, no_auth) go to stderr; stdout carries the JSON only.
-  const logger = createLogger({ level: 'warn' }, 2)
+  const logger = createCliLogger(io, 'inspect', verbose)
   let authz
   try {
-    authz = setUpAuthz({ config: values.config }, logger)
+    authz = setUpAuthz({ config }, logger)
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz inspect: ${error.message}\n`); return EXIT.usage }
     throw error
   }
   try {
     const principal = await authenticateRequest(authz, { authorization: `Bearer ${token}` }, undefined)
+    if (explain) io.stderr(explainToken(token, authz.config))
     io.stdout(`${JSON.stringify(principalToJSON(principal), null, 2)}\n`)
     return EXIT.ok
   } catch (error) {
     if (!(error instanceof AuthError)) throw error
-    const cause = error.status === 503 && error.cause instanceof Error ? ` (${error.cause.message})` : ''
-    io.stderr(`feast-authz inspect: ${error.status === 503 ? 'could not authenticate' : 'token rejected'}: ${error.code}: ${error.message}${cause}\n`)
+    if (error.status === 503) {
+      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
+      io.stderr(`feast-authz inspect: could not decide: ${error.code}: ${error.message}${cause}\n`)
+      return EXIT.undecided
+    }
+    io.stderr(`feast-authz inspect: token rejected: ${error.code}: ${error.message}\n\n`)
+    io.stderr(explainToken(token, authz.config))
     return EXIT.rejected
   } finally {
     await authz.manager.close()

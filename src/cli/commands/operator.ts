@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util'
 import { LineCounter, parseAllDocuments, stringify } from 'yaml'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { readTextFile } from '../../config/read-text-file.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>]
@@ -21,11 +21,11 @@ feature_store_yaml_base64, and the RBAC objects of the chosen mode.
                       kubernetes mode: emit the Feast operator's RBAC objects, which also
                       grant cluster-wide reads (namespaces, cluster roles and bindings) that
                       feast-authz never makes; default: only what feast-authz needs
-  --json              print {"server","client","feature_store_yaml_base64","rbac"}
+  --json              print {"server","client","feature_store_yaml_base64","rbac","clientPod"}
 
 The server section (and feature_store_yaml_base64) carries the Secret's credentials;
 nothing else does. Warnings go to stderr. Exit 0 on success, 2 when the resource, a
-Secret or the options are invalid.
+Secret or the options are invalid (the exit codes of every command: feast-authz --help).
 `
 
 export const run: CliCommand = async (argv, io) => {
@@ -34,16 +34,12 @@ export const run: CliCommand = async (argv, io) => {
   let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, 'feast-compatible-rbac'?: boolean | undefined, help?: boolean | undefined }
   try {
     if (sub !== 'render') throw new UsageError(sub === undefined ? 'missing subcommand: expected render' : `unknown subcommand "${sub}": expected render`)
-    ;({ values } = parseArgs({
-      args: rest,
-      options: { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      strict: true
-    }))
+    ;({ values } = parseCommandArgs(rest, { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     if (values.resource === undefined) throw new UsageError('--resource is required')
   } catch (error) {
-    io.stderr(`feast-authz operator: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'operator', error)
   }
 
   let rendered
@@ -56,9 +52,9 @@ export const run: CliCommand = async (argv, io) => {
     throw error
   }
   for (const warning of rendered.warnings) io.stderr(`feast-authz operator render: warning: ${warning}\n`)
-  const { server, client, feature_store_yaml_base64: base64, rbac } = rendered
+  const { server, client, feature_store_yaml_base64: base64, rbac, clientPod } = rendered
   if (values.json === true) {
-    io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac }, null, 2)}\n`)
+    io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac, clientPod }, null, 2)}\n`)
     return EXIT.ok
   }
   io.stdout([
@@ -71,6 +67,9 @@ export const run: CliCommand = async (argv, io) => {
     '# feature_store_yaml_base64: the whole server feature_store.yaml, base64',
     base64,
     '',
+    ...(clientPod.volumes.length === 0
+      ? []
+      : ['# Client pod spec: the projected, audience-bound token the client section reads', stringify(clientPod).trimEnd(), '']),
     `# RBAC objects (${rbac.length === 0 ? 'none needed' : 'kubectl apply -f'})`,
     ...rbac.map((object) => `---\n${stringify(object).trimEnd()}`),
     ''

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
@@ -6,45 +5,63 @@ import { readRegistrySetting } from '../../registry/config.ts'
 import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import type { RegistryResource } from '../../registry/resources.ts'
 import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
+import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
-const HELP = `usage: feast-authz registry show --config <feature_store.yaml> [--project <name>] [--json]
+const HELP = `usage: feast-authz registry show [--config <feature_store.yaml>] [--project <name>] [--json]
 
 Reads the Feast registry file that feature_store.yaml names (\`registry\`) and prints its
 projects, resources (with tags) and permissions, as the server would enforce them.
 
-  --config    the store's feature_store.yaml (its \`registry\` and \`project\` settings)
+  --config    the store's feature_store.yaml (its \`registry\` and \`project\` settings;
+              default: FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml)
   --project   show only this project (default: every project in the registry)
   --json      print JSON instead of tables
 
 Exit 0 when the registry loads, 2 when it cannot be used (the reason is on stderr).
 `
 
+const FEAST_REGISTRY_HINT = '`registry show` reads the binary registry file Feast writes (registry.db): run `feast apply` in your feature repository and point --config at that feature_store.yaml, whose `registry` names the file.'
+
+const OPTIONS = {
+  config: { type: 'string' },
+  project: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
 export const run: CliCommand = async (argv, io) => {
-  let values: { config?: string | undefined, project?: string | undefined, json?: boolean | undefined, help?: boolean | undefined }
+  let values: { project?: string | undefined, json?: boolean | undefined }
+  let config: string | undefined
   try {
-    const parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { config: { type: 'string' }, project: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } })
+    const parsed = parseCommandArgs(argv, OPTIONS, true)
     values = parsed.values
-    if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    if (parsed.values.help === true) { io.stdout(HELP); return EXIT.ok }
     const [sub, ...extra] = parsed.positionals
     if (sub !== 'show') throw new UsageError(sub === undefined ? 'expected a subcommand: show' : `unknown subcommand "${sub}" (expected show)`)
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
-    if (values.config === undefined) throw new UsageError('--config is required')
+    config = configArgument(parsed.values.config, io.env)
   } catch (error) {
-    io.stderr(`feast-authz registry: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'registry', error)
   }
 
   let snapshot: RegistrySnapshot
   let home: string
   try {
-    const file = readFeatureStoreFile(values.config)
+    const file = readFeatureStoreFile(config, io.env)
     const setting = readRegistrySetting(file)
     if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show', { source: file.source })
     home = setting.project
+    if (/\.ya?ml$/i.test(setting.path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: setting.path })
     snapshot = loadRegistryFile(setting.path, setting.project)
   } catch (error) {
-    if (error instanceof ConfigError) { io.stderr(`feast-authz registry: ${error.message}\n`); return EXIT.usage }
+    if (error instanceof ConfigError) {
+      const hint = error.message.includes('not a serialized') ? ` ${FEAST_REGISTRY_HINT}` : ''
+      io.stderr(`feast-authz registry: ${error.message}${hint}\n`)
+      return EXIT.usage
+    }
     throw error
   }
 

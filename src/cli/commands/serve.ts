@@ -1,5 +1,4 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { createLogger, type AuthLogger } from '../../base/logging.ts'
@@ -8,9 +7,11 @@ import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-regi
 import { buildReferenceServer } from '../../server/app.ts'
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../server/catalog.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
+import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
-const HELP = `usage: feast-authz serve --config <feature_store.yaml> [--permissions <permissions.yaml>]
+const HELP = `usage: feast-authz serve [--config <feature_store.yaml>] [--permissions <permissions.yaml>]
                          [--registry <registry.yaml|registry.db>] [--host <host>] [--port <port>] [--log-level <level>]
 
 Runs the reference feature server (Feast's online routes, in-memory store) with the
@@ -21,7 +22,10 @@ name, e.g. registry.db): its feature views are served (values absent) and, unles
 Without --registry, the config's "registry" is used (a .yaml file, or a Feast registry).
 Without --permissions and without a Feast registry, every authenticated caller is allowed
 (a warning is logged).
-Defaults: --host 127.0.0.1, --port 6566, --log-level info. Stops on Ctrl-C / SIGTERM.
+Defaults: --config FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml; --host 127.0.0.1,
+--port 6566, --log-level info. Stops on Ctrl-C / SIGTERM.
+Exit codes: 0 after a clean stop, 1 when the port cannot be listened on, 2 usage or
+configuration error.
 `
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -29,31 +33,27 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 export const run: CliCommand = async (argv, io) => {
   let values: Record<string, string | boolean | undefined>
   let port: number
+  let config: string | undefined
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        permissions: { type: 'string' },
-        registry: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '6566' },
-        'log-level': { type: 'string', default: 'info' },
-        help: { type: 'boolean', short: 'h' }
-      },
-      strict: true
+    ({ values } = parseCommandArgs(argv, {
+      config: { type: 'string' },
+      permissions: { type: 'string' },
+      registry: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '6566' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h' }
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
-    if (values.config === undefined) throw new UsageError('--config is required')
     port = Number(values.port)
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
     if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
+    config = configArgument(values.config as string | undefined, io.env)
   } catch (error) {
-    io.stderr(`feast-authz serve: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'serve', error)
   }
 
-  const config = values.config as string
   const logger = createLogger({ level: String(values['log-level']) })
   let app
   let feast: FeastRegistry | undefined
@@ -103,7 +103,7 @@ export const run: CliCommand = async (argv, io) => {
  * config's `project`, watched for changes). Without it, the config's `registry` when it is a YAML
  * file (relative to the config); a Feast registry named there is opened by the server itself.
  */
-function loadRegistry (configPath: string, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
+function loadRegistry (configPath: string | undefined, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
   if (registryPath !== undefined) {
     if (isYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
     const file = readFeatureStoreFile(configPath)
@@ -115,7 +115,8 @@ function loadRegistry (configPath: string, registryPath: string | undefined, log
   }
   const named = readFeatureStoreFile(configPath).data.registry
   if (typeof named !== 'string' || !isYamlPath(named)) return undefined
-  return loadYamlCatalogFile(isAbsolute(named) ? named : resolve(dirname(configPath), named))
+  // Relative to the config file; to the working directory for FEATURE_STORE_YAML_BASE64.
+  return loadYamlCatalogFile(isAbsolute(named) ? named : resolve(configPath === undefined ? '.' : dirname(configPath), named))
 }
 
 function isYamlPath (path: string): boolean {

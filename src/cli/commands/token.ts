@@ -1,44 +1,58 @@
-import { parseArgs } from 'node:util'
 import { TokenSourceError } from '../../client/errors.ts'
 import { createTokenProvider } from '../../client/token-provider.ts'
 import { loadClientAuthConfig } from '../../client/validate.ts'
 import { ConfigError } from '../../config/errors.ts'
-import { createLogger } from '../../base/logging.ts'
+import { parseCommandArgs, reportUsage } from '../args.ts'
+import { createCliLogger } from '../cli-logger.ts'
+import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
-const HELP = `usage: feast-authz token --config <client feature_store.yaml> [--service-account-token-file <path>]
+const HELP = `usage: feast-authz token [--config <client feature_store.yaml>] [--service-account-token-file <path>] [--verbose]
 
 Prints the bearer token the client would send right now, and nothing else, so that
   curl -H "Authorization: Bearer $(feast-authz token --config feature_store.yaml)" ...
 works. Sources are tried in the client's order (see docs/client.md).
-Exit 0 with the token on stdout, 1 when no source yields a token (reason on
-stderr), 2 on a configuration or usage error.
+Exit codes: 0 with the token on stdout, 1 when no source yields a token (reason on
+stderr), 2 usage or configuration error, 3 when the token endpoint could not be reached.
 
 options:
-  --config <path>                       the client's feature_store.yaml
+  --config <path>                       the client's feature_store.yaml (default:
+                                        FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml)
+  --verbose                             log details and stack traces
   --service-account-token-file <path>   where the pod's service-account token is
                                         (default /var/run/secrets/kubernetes.io/serviceaccount/token)
 `
 
+const OPTIONS = {
+  config: { type: 'string' },
+  'service-account-token-file': { type: 'string' },
+  verbose: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
 export const run: CliCommand = async (argv, io) => {
-  let values: { config?: string | undefined, 'service-account-token-file'?: string | undefined, help?: boolean | undefined }
+  let config: string | undefined
+  let serviceAccountTokenPath: string | undefined
+  let verbose: boolean
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { config: { type: 'string' }, 'service-account-token-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }))
+    const { values } = parseCommandArgs(argv, OPTIONS)
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
-    if (values.config === undefined) throw new UsageError('--config is required')
+    config = configArgument(values.config, io.env)
+    serviceAccountTokenPath = values['service-account-token-file']
+    verbose = values.verbose === true || values.debug === true
   } catch (error) {
-    io.stderr(`feast-authz token: ${(error as Error).message}\n\n${HELP}`)
-    return EXIT.usage
+    if (!(error instanceof UsageError)) throw error
+    return reportUsage(io, 'token', error)
   }
 
   let provider
   try {
-    const config = loadClientAuthConfig(values.config, { env: io.env })
-    provider = createTokenProvider(config, {
+    provider = createTokenProvider(loadClientAuthConfig(config, { env: io.env }), {
       env: io.env,
-      serviceAccountTokenPath: values['service-account-token-file'],
+      serviceAccountTokenPath,
       // Warnings (verify_ssl: false) go to stderr: stdout carries the token only.
-      logger: createLogger({ level: 'warn' }, 2)
+      logger: createCliLogger(io, 'token', verbose)
     })
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
@@ -54,7 +68,10 @@ export const run: CliCommand = async (argv, io) => {
     return EXIT.ok
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
-    if (error instanceof TokenSourceError) { io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`); return EXIT.rejected }
+    if (error instanceof TokenSourceError) {
+      io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`)
+      return error.code === 'provider_unavailable' ? EXIT.undecided : EXIT.rejected
+    }
     throw error
   } finally {
     provider.close()

@@ -7,6 +7,7 @@ import { AuthError } from '../../base/errors.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { ReviewedIdentity } from './identity.ts'
 import { createReviewCache } from './review-cache.ts'
+import { withSharedAgent } from './shared-agent.ts'
 import { createTokenReviewer } from './token-review.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
 
@@ -26,7 +27,8 @@ export interface CachedTokenReview {
   cached (token: string): ReviewedToken | undefined
   /**
    * The reviewed token, from the cache or a TokenReview. Rejects with 401
-   * `malformed_token` (no API call) when the token is not a compact JWS, another 401 when
+   * `malformed_token` (no API call) when the token is not a compact JWS (unless opaque
+   * tokens are accepted), another 401 when
    * the cluster rejects it, and 503 when the API server cannot answer or too many reviews
    * are already waiting for it.
    */
@@ -38,6 +40,8 @@ export interface CachedTokenReview {
 export interface CachedTokenReviewOptions {
   readonly logger: AuthLogger
   readonly audiences?: readonly string[] | undefined
+  /** `accept_opaque_tokens`: send tokens that are not JWTs to TokenReview too. Default false. */
+  readonly acceptOpaqueTokens?: boolean | undefined
   /** Longest reuse of a review, in seconds (`token_review_cache_ttl_seconds`). */
   readonly ttlSeconds: number
   readonly tuning?: KubernetesTuning | undefined
@@ -60,7 +64,7 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   const { logger } = options
   const tuning = options.tuning ?? {}
   const now = tuning.now ?? Date.now
-  const reviewer = createTokenReviewer(kubeConfig, { logger, audiences: options.audiences, timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS })
+  const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), { logger, audiences: options.audiences, timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS })
   const load = async (token: string): Promise<ReviewedToken> => ({ identity: await reviewer(token), principal: undefined, builtFrom: undefined })
   const warnSaturated = throttledWarning(logger, now)
   const reviews = createReviewCache<ReviewedToken>({
@@ -75,7 +79,7 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   return {
     cached: (token) => reviews.peek(reviews.keyOf(token)),
     async review (token) {
-      requireCompactJws(token)
+      if (options.acceptOpaqueTokens !== true) requireCompactJws(token)
       return await reviews.get(token, load)
     },
     size: reviews.size,

@@ -5,8 +5,9 @@ import { createPrincipal, type Principal } from '../../base/principal.ts'
 import type { AuthManager } from '../types.ts'
 import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
-import { createRoleBindingSource } from './role-binding-source.ts'
-import type { RoleIndex } from './role-binding-index.ts'
+import type { RoleView } from './role-index.ts'
+import { createRoleSource } from './role-source.ts'
+import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
 
@@ -41,41 +42,47 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     configured: config.namespace
   })
   logger.info({ namespace, namespaceSource: source, cluster: connection.description }, `kubernetes auth: roles come from RoleBindings in namespace ${namespace} (from ${source})`)
+  if (config.audiences === undefined) warnUnboundAudience(logger, 'auth.audiences')
 
-  const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, tuning })
-  const bindings = createRoleBindingSource(connection.kubeConfig, {
+  const opaque = config.accept_opaque_tokens === true
+  if (opaque) logger.info('auth.accept_opaque_tokens is true: bearer tokens that are not JWTs are sent to TokenReview too (behind the rejection cache and the review cap)')
+  const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, acceptOpaqueTokens: opaque, tuning })
+  const bindings = createRoleSource(connection.kubeConfig, {
     ...tuning.informer,
+    ...(config.outage_grace_seconds === undefined ? {} : { staleGraceMs: config.outage_grace_seconds * 1000 }),
     logger,
     namespace,
+    policy: { allowRulelessRoles: config.allow_ruleless_roles === true, clusterRoles: config.cluster_roles ?? [] },
     requestTimeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(tuning.now === undefined ? {} : { now: tuning.now })
   })
 
-  /** The token's principal under `index`: built once per token and bindings generation. */
-  const principalFor = (reviewed: ReviewedToken, index: RoleIndex): Principal => {
-    if (reviewed.builtFrom === index && reviewed.principal !== undefined) return reviewed.principal
+  /** The token's principal under `view`: built once per token and state of the roles. */
+  const principalFor = (reviewed: ReviewedToken, view: RoleView): Principal => {
+    const key = view.key
+    if (reviewed.builtFrom === key && reviewed.principal !== undefined) return reviewed.principal
     const { username, groups, namespaces } = reviewed.identity
-    const principal = createPrincipal({ username, roles: index.rolesFor(reviewed.identity), groups, namespaces, source: 'kubernetes' })
+    const principal = createPrincipal({ username, roles: view.rolesFor(reviewed.identity), groups, namespaces, source: 'kubernetes' })
     reviewed.principal = principal
-    reviewed.builtFrom = index
+    reviewed.builtFrom = key
     return principal
   }
 
   return {
     type: 'kubernetes',
-    // The hot path of a repeated token: one HMAC, one map lookup, one index comparison.
+    // The hot path of a repeated token: one hash, one map lookup, one key comparison.
     authenticateCached (token: string): Principal | undefined {
       const reviewed = tokens.cached(token)
       if (reviewed === undefined) return undefined
-      const index = bindings.indexNow()
-      return index === undefined ? undefined : principalFor(reviewed, index)
+      const view = bindings.viewNow()
+      return view === undefined ? undefined : principalFor(reviewed, view)
     },
     async authenticate (token: string): Promise<Principal> {
       // Before anything else: a token that cannot be a service-account token costs no API call.
-      requireCompactJws(token)
+      if (!opaque) requireCompactJws(token)
       bindings.start()
       const reviewed = await tokens.review(token)
-      return principalFor(reviewed, bindings.indexNow() ?? await bindings.index())
+      return principalFor(reviewed, bindings.viewNow() ?? await bindings.view())
     },
     async warmUp () {
       bindings.start()
@@ -85,7 +92,17 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
       const status = bindings.status()
       return {
         ready: status.synced,
-        detail: { namespace, namespaceSource: source, cluster: connection.source, bindingsSynced: status.synced, bindings: status.bindings, informerRestarts: status.restarts, lastSyncAt: status.lastSyncAt, cachedTokens: tokens.size() }
+        detail: {
+          namespace,
+          namespaceSource: source,
+          cluster: connection.source,
+          bindingsSynced: status.synced,
+          bindings: status.bindings,
+          roles: status.roles,
+          informerRestarts: status.restarts,
+          lastSyncAt: status.lastSyncAt,
+          cachedTokens: tokens.size()
+        }
       }
     },
     async close () {

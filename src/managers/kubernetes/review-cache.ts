@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { AuthError } from '../../base/errors.ts'
 import { decodeSegment } from '../../base/jwt-segments.ts'
 import { createLru } from '../../base/lru.ts'
@@ -20,7 +20,7 @@ export interface ReviewCacheOptions {
 }
 
 export interface ReviewCache<T> {
-  /** The cache key of a token: HMAC-SHA256 under a per-process random key. */
+  /** The cache key of a token: its SHA-256 (one-shot, base64url). */
   keyOf (token: string): string
   /** The cached successful result under `key` if still fresh, without I/O. */
   peek (key: string): T | undefined
@@ -38,9 +38,10 @@ interface Entry<T> { readonly expiresAt: number, readonly value: T }
 interface Rejection { readonly expiresAt: number, readonly error: AuthError }
 
 /**
- * Review results keyed by HMAC-SHA256 of the token under a random per-process key: raw
- * tokens are never map keys (nor in heap dumps of the map), and keys cannot be
- * precomputed to collide. Expiry is checked on read, so no timer runs.
+ * Review results keyed by the SHA-256 of the whole token, as the OIDC cache keys its
+ * entries: raw tokens are never map keys (nor in heap dumps of the map), and a digest
+ * reveals nothing of a token that is not already known. Expiry is checked on read, so no
+ * timer runs.
  *
  * Everything is bounded, because every distinct token a caller invents costs a review:
  * successes and rejections live in separate LRUs (a flood of rejected tokens cannot push
@@ -50,12 +51,11 @@ interface Rejection { readonly expiresAt: number, readonly error: AuthError }
 export function createReviewCache<T> (options: ReviewCacheOptions): ReviewCache<T> {
   const now = options.now ?? Date.now
   const maxInFlight = options.maxInFlight ?? 64
-  const hmacKey = randomBytes(32)
   const successes = createLru<string, Entry<T>>(options.maxEntries)
   const rejections = createLru<string, Rejection>(options.maxRejections ?? 1000)
   const inFlight = new Map<string, Promise<T>>()
 
-  const keyOf = (token: string): string => createHmac('sha256', hmacKey).update(token).digest('base64url')
+  const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url')
 
   const peek = (key: string): T | undefined => {
     const entry = successes.get(key)

@@ -41,11 +41,25 @@ export function createServiceAccountTokenVerifier (connection: ClusterConnection
 }
 
 /**
+ * The one startup warning of a server that accepts service-account tokens of any audience:
+ * such a token also works against the API server, so one leaked anywhere can be replayed here.
+ */
+export function warnUnboundAudience (logger: AuthLogger, field: string): void {
+  logger.warn({ field }, `no audience restriction (${field} is not set): any service-account token of the cluster is accepted, including tokens meant for the API server itself, so a token leaked from any pod, log or proxy can be replayed here; give clients audience-bound projected tokens and set ${field} (docs/kubernetes.md#audiences)`)
+}
+
+/**
  * The stand-in when the OIDC server has no cluster connection: a service-account token is
  * refused with a clear reason instead of failing signature checks against the provider.
  */
-export function refuseServiceAccountTokens (): (token: string) => Promise<Principal> {
+export function refuseServiceAccountTokens (logger?: AuthLogger): (token: string) => Promise<Principal> {
+  let told = false
   return async () => {
+    // Said when it matters, once: a server that never sees such a token has nothing to hear.
+    if (!told && logger !== undefined) {
+      told = true
+      logger.info('a token with a kubernetes.io claim was refused: this OIDC server has no cluster connection to review service-account tokens')
+    }
     throw new AuthError('token_review_rejected', 'Kubernetes service-account tokens are not accepted: this server has no cluster connection to review them')
   }
 }
@@ -72,9 +86,10 @@ export function serviceAccountTokensForOidc (options: MixedTokenOptions): (token
     }
   }
   if (connection === undefined) {
-    options.logger.info('no cluster connection: tokens with a kubernetes.io claim will be refused')
-    return refuseServiceAccountTokens()
+    options.logger.debug('no cluster connection: tokens with a kubernetes.io claim will be refused')
+    return refuseServiceAccountTokens(options.logger)
   }
   options.logger.info({ cluster: connection.description }, 'tokens with a kubernetes.io claim are checked by TokenReview (namespace only, no roles or groups)')
+  if (options.audiences === undefined) warnUnboundAudience(options.logger, 'auth.service_account_audiences')
   return createServiceAccountTokenVerifier(connection, options)
 }

@@ -38,7 +38,7 @@ export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenRevie
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences === undefined ? {} : { audiences }) } }
       }, withTimeout(options.timeoutMs))
     } catch (error) {
-      const failure = report(error, { action: 'TokenReview', permission: PERMISSION })
+      const failure = audienceValidationFailure(error, audiences) ?? report(error, { action: 'TokenReview', permission: PERMISSION })
       if (tokenReviewChannel.hasSubscribers) tokenReviewChannel.publish({ outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies TokenReviewEvent)
       throw failure
     }
@@ -56,6 +56,20 @@ export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenRevie
     }
     return identityFromReview(review, audiences)
   }
+}
+
+/**
+ * The API server answers 500 "error validating audiences" when an audience-unaware
+ * authenticator (a webhook) vouched for the token with other audiences than requested: the
+ * token is not for us, which is the token's fault (401), not an outage.
+ */
+function audienceValidationFailure (error: unknown, audiences: readonly string[] | undefined): AuthError | undefined {
+  if (audiences === undefined || !(error instanceof kubernetesClient().ApiException)) return undefined
+  if ((error as { code?: unknown }).code !== 500) return undefined
+  const body: unknown = (error as { body?: unknown }).body
+  const message = typeof body === 'string' ? body : (body as { message?: unknown } | undefined)?.message
+  if (typeof message !== 'string' || !message.includes('error validating audiences')) return undefined
+  return new AuthError('token_review_rejected', 'the token was not issued for this service\'s audience')
 }
 
 /** Checks a review's verdict and extracts the identity. Exported for unit tests. */

@@ -16,20 +16,22 @@ export interface KubernetesTuning {
    * `cluster_unavailable` with Retry-After instead of queueing without bound. Default 64.
    */
   readonly maxConcurrentReviews?: number
-  /** The RoleBinding informer's timings. */
+  /** The RoleBinding and Role informers' timings. */
   readonly informer?: InformerTuning
   readonly now?: () => number
 }
 
-/** Timings of the RoleBinding informer (docs/kubernetes.md). */
+/** Timings of the RoleBinding and Role informers (docs/kubernetes.md). */
 export interface InformerTuning {
+  /** Items per list page. Default 500. */
+  readonly pageSize?: number
   /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
   readonly watchTimeoutSeconds?: number
   /** No watch event, bookmark or reconnect for this long → the watch is presumed stalled and restarted. Default: watch timeout + 60 s. */
   readonly staleAfterMs?: number
   /** Restart delays after an informer failure: doubling from `initial` up to `max`. Default 1 s → 30 s. */
   readonly restartBackoffMs?: { readonly initial: number, readonly max: number }
-  /** After losing sync, the last synced bindings keep serving this long; then direct lists. Default 60 s. */
+  /** After losing sync, the last synced view keeps serving this long; then direct lists (`outage_grace_seconds`). Default 60 s. */
   readonly staleGraceMs?: number
   /** Before the first sync, a direct list is reused this long. Default 1 s. */
   readonly directListTtlMs?: number

@@ -47,64 +47,103 @@ export interface PreparedKey {
 
 export type PreparedKeys = ReadonlyMap<string, readonly PreparedKey[]>
 
+/** A key of the provider's set that is not used, and why (for a one-time log line). */
+export interface IgnoredKey {
+  readonly kid: string | undefined
+  readonly reason: string
+  /** Canonical JSON of the JWK, to log each ignored key once across refetches. */
+  readonly fingerprint: string
+  /** An encryption key or one not meant for verification: normal in a provider's set, not worth a warning. */
+  readonly expected: boolean
+}
+
 /**
- * Indexes the keys jose would consider for a token with a `kid`, reusing the
- * objects of `previous` for unchanged keys (cached verdicts stay valid for them).
- * Keys jose would refuse (private, weak RSA, unusable `use`/`key_ops`) are left out.
+ * The one key-selection rule of the OIDC path: which JWKs of the provider's set are used at
+ * all. jose is handed exactly `accepted` and the fast path indexes the same keys in `byKid`,
+ * so a warm server (fast path), a cold one and `inspect` (jose) pick the same key for a token.
  */
-export function prepareKeys (jwks: readonly unknown[], previous?: PreparedKeys): Map<string, PreparedKey[]> {
+export interface KeySelection {
+  /** Accepted keys that have a `kid`, as `node:crypto` objects, by `kid`. */
+  readonly byKid: Map<string, PreparedKey[]>
+  /** Every accepted JWK (with or without a `kid`), as the provider sent it: jose's key set. */
+  readonly accepted: readonly Record<string, unknown>[]
+  readonly ignored: readonly IgnoredKey[]
+}
+
+/**
+ * Selects the keys jose may use (public, importable, RSA of at least 2048 bits, meant for
+ * signatures) and prepares those with a `kid` for `crypto.verify`, reusing the objects of
+ * `previous` for unchanged keys (cached verdicts stay valid for them). A key jose would refuse
+ * to import is left out of jose's set too: a token naming it is then an unknown key (401),
+ * not a failed import (500).
+ */
+export function selectKeys (jwks: readonly unknown[], previous?: PreparedKeys): KeySelection {
   const reusable = new Map<string, PreparedKey>()
   for (const list of previous?.values() ?? []) for (const prepared of list) reusable.set(prepared.fingerprint, prepared)
   const byKid = new Map<string, PreparedKey[]>()
+  const accepted: Record<string, unknown>[] = []
+  const ignored: IgnoredKey[] = []
   for (const jwk of jwks) {
-    if (!isUsable(jwk)) continue
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
+      ignored.push({ kid: undefined, reason: 'not a JSON object', fingerprint: JSON.stringify(jwk) ?? 'undefined', expected: false })
+      continue
+    }
     const fingerprint = JSON.stringify(jwk)
     let prepared = reusable.get(fingerprint)
     if (prepared === undefined) {
-      const key = importPublic(jwk)
-      if (key === undefined) continue
-      prepared = { kid: jwk.kid, kty: jwk.kty, crv: jwk.crv, alg: jwk.alg, key, fingerprint }
+      const refusal = refusalOf(jwk as Record<string, unknown>)
+      if (typeof refusal !== 'object' || !('key' in refusal)) {
+        const kid = (jwk as Record<string, unknown>).kid
+        ignored.push({ kid: typeof kid === 'string' ? kid : undefined, reason: refusal.reason, fingerprint, expected: refusal.expected })
+        continue
+      }
+      const usable = jwk as UsableJwk
+      prepared = { kid: usable.kid ?? '', kty: usable.kty, crv: usable.crv, alg: usable.alg, key: refusal.key, fingerprint }
     }
+    accepted.push(jwk as Record<string, unknown>)
+    if (typeof (jwk as UsableJwk).kid !== 'string') continue
     const list = byKid.get(prepared.kid)
     if (list === undefined) byKid.set(prepared.kid, [prepared])
     else list.push(prepared)
   }
-  return byKid
+  return { byKid, accepted, ignored }
 }
 
 interface UsableJwk {
-  kid: string
+  kid?: string
   kty: string
   crv?: string
   alg?: string
   [member: string]: unknown
 }
 
-function isUsable (jwk: unknown): jwk is UsableJwk {
-  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return false
-  const { kid, kty, crv, alg, use, key_ops: keyOps, ext, d } = jwk as Record<string, unknown>
-  if (typeof kid !== 'string' || typeof kty !== 'string') return false
-  if (crv !== undefined && typeof crv !== 'string') return false
-  if (alg !== undefined && typeof alg !== 'string') return false
-  if (use !== undefined && use !== 'sig') return false
-  if (ext !== undefined && typeof ext !== 'boolean') return false
-  if (keyOps !== undefined) {
-    if (!Array.isArray(keyOps) || !keyOps.includes('verify')) return false
-    if (keyOps.some((op, index) => typeof op !== 'string' || keyOps.indexOf(op) !== index)) return false
-  }
-  // A private member would make jose refuse the whole key ("must be public keys").
-  return d === undefined
-}
+type Refusal = { readonly reason: string, readonly expected: boolean }
 
-function importPublic (jwk: UsableJwk): KeyObject | undefined {
-  try {
-    const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
-    const bits = key.asymmetricKeyDetails?.modulusLength
-    if (key.asymmetricKeyType === 'rsa' && (bits === undefined || bits < 2048)) return undefined
-    return key
-  } catch {
-    return undefined
+// jose's own rules for a key-set member (its jwks/local.js, isUsableJWK) plus the
+// import itself: a private member, a weak RSA modulus or a key node:crypto cannot read.
+function refusalOf (jwk: Record<string, unknown>): Refusal | { readonly key: KeyObject } {
+  const { kid, kty, crv, alg, use, key_ops: keyOps, ext, d } = jwk
+  if (kid !== undefined && typeof kid !== 'string') return { reason: '"kid" is not a string', expected: false }
+  if (typeof kty !== 'string') return { reason: 'no "kty"', expected: false }
+  if (crv !== undefined && typeof crv !== 'string') return { reason: '"crv" is not a string', expected: false }
+  if (alg !== undefined && typeof alg !== 'string') return { reason: '"alg" is not a string', expected: false }
+  if (ext !== undefined && typeof ext !== 'boolean') return { reason: '"ext" is not a boolean', expected: false }
+  if (use !== undefined && use !== 'sig') return { reason: `"use" is ${JSON.stringify(use)}, not "sig"`, expected: true }
+  if (keyOps !== undefined) {
+    if (!Array.isArray(keyOps) || keyOps.some((op, index) => typeof op !== 'string' || keyOps.indexOf(op) !== index)) return { reason: '"key_ops" is not a list of distinct strings', expected: false }
+    if (!keyOps.includes('verify')) return { reason: '"key_ops" does not include "verify"', expected: true }
   }
+  if (d !== undefined) return { reason: 'it holds private key material', expected: false }
+  let key: KeyObject
+  try {
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
+  } catch {
+    return { reason: `it is not a valid public ${kty} key`, expected: false }
+  }
+  const bits = key.asymmetricKeyDetails?.modulusLength
+  if (key.asymmetricKeyType === 'rsa' && (bits === undefined || bits < 2048)) return { reason: `its RSA modulus has ${String(bits)} bits (at least 2048 required)`, expected: false }
+  if (key.asymmetricKeyType === 'x25519' || key.asymmetricKeyType === 'x448') return { reason: 'it is a key-agreement key, not a signing key', expected: true }
+  return { key }
 }
 
 export interface ClaimRules {
@@ -115,10 +154,15 @@ export interface ClaimRules {
 
 export type FastVerdict =
   | { readonly ok: true, readonly payload: Record<string, unknown>, readonly key: PreparedKey }
-  | { readonly ok: false }
+  | { readonly ok: false, readonly reason: 'bad_signature' | 'unknown_kid' }
 
 /** The signature did not verify with the one key the token names: jose would say the same. */
-export const BAD_SIGNATURE: FastVerdict = Object.freeze({ ok: false })
+export const BAD_SIGNATURE: FastVerdict = Object.freeze({ ok: false, reason: 'bad_signature' })
+/**
+ * A well-formed header (an algorithm we allow, no `crit`) naming a `kid` the set does not hold:
+ * jose would look that `kid` up and find nothing. The caller decides whether to refetch.
+ */
+export const UNKNOWN_KID: FastVerdict = Object.freeze({ ok: false, reason: 'unknown_kid' })
 
 /**
  * `token` must have passed `isCompactJws` (the caller checks it once, for every verifier).
@@ -128,15 +172,14 @@ export const BAD_SIGNATURE: FastVerdict = Object.freeze({ ok: false })
 export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules, nowSeconds: number): FastVerdict | undefined {
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
-  // Lengths no base64 can have: Buffer would decode them silently, jose would not.
-  if (first % 4 === 1 || (second - first - 1) % 4 === 1 || (token.length - second - 1) % 4 === 1 || second === token.length - 1) return undefined
+  if (second === token.length - 1) return undefined
 
-  const header = decodeJsonSegment(token.slice(0, first), true)
-  if (header === undefined || Object.hasOwn(header, 'crit')) return undefined
-  const { alg, kid } = header
-  if (typeof alg !== 'string' || typeof kid !== 'string' || !Object.hasOwn(ALGORITHMS, alg)) return undefined
-  const rule = ALGORITHMS[alg] as AlgorithmRule
-  const key = pickKey(keys.get(kid), alg, rule)
+  const header = headerOf(token.slice(0, first), keys)
+  if (header === undefined) return undefined
+  const candidates = keys.get(header.kid)
+  if (candidates === undefined) return UNKNOWN_KID
+  const rule = header.rule
+  const key = pickKey(candidates, header.alg, rule)
   if (key === undefined) return undefined
 
   const signature = Buffer.from(token.slice(second + 1), 'base64url')
@@ -157,8 +200,39 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   return { ok: true, payload, key }
 }
 
-function pickKey (candidates: readonly PreparedKey[] | undefined, alg: string, rule: AlgorithmRule): PreparedKey | undefined {
-  if (candidates === undefined) return undefined
+/** What the fast path reads from a protected header it can judge. */
+interface HeaderInfo { readonly alg: string, readonly kid: string, readonly rule: AlgorithmRule }
+
+/**
+ * A provider signs every token with one of a few headers, so a decoded header is remembered by
+ * its segment: most tokens then cost a map lookup instead of a base64 decode and a JSON parse.
+ * Only well-formed headers naming a `kid` of the key set are remembered (a flood of random
+ * `kid`s cannot evict the provider's), bounded in count and length (headers come from anyone).
+ */
+const headers = new Map<string, HeaderInfo>()
+const HEADER_CACHE_ENTRIES = 64
+const HEADER_CACHE_MAX_LENGTH = 512
+
+function headerOf (segment: string, keys: PreparedKeys): HeaderInfo | undefined {
+  const known = headers.get(segment)
+  if (known !== undefined) return known
+  const info = readHeader(segment)
+  if (info !== undefined && segment.length <= HEADER_CACHE_MAX_LENGTH && keys.has(info.kid)) {
+    if (headers.size >= HEADER_CACHE_ENTRIES) headers.clear()
+    headers.set(segment, info)
+  }
+  return info
+}
+
+function readHeader (segment: string): HeaderInfo | undefined {
+  const header = decodeJsonSegment(segment, true)
+  if (header === undefined || Object.hasOwn(header, 'crit')) return undefined
+  const { alg, kid } = header
+  if (typeof alg !== 'string' || typeof kid !== 'string' || !Object.hasOwn(ALGORITHMS, alg)) return undefined
+  return Object.freeze({ alg, kid, rule: ALGORITHMS[alg] as AlgorithmRule })
+}
+
+function pickKey (candidates: readonly PreparedKey[], alg: string, rule: AlgorithmRule): PreparedKey | undefined {
   let found: PreparedKey | undefined
   for (const candidate of candidates) {
     if (candidate.kty !== rule.kty) continue

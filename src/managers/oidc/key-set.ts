@@ -1,11 +1,11 @@
-import { createRemoteJWKSet, customFetch, errors, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose'
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose'
 import type http from 'node:http'
 import type https from 'node:https'
 import { performance } from 'node:perf_hooks'
 import { elapsedMs, jwksFetchChannel, type JwksFetchEvent } from '../../base/observability/channels.ts'
 import { urlForLog } from '../../base/observability/log-safe-url.ts'
 import { AuthError } from '../../base/errors.ts'
-import { prepareKeys, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
+import { selectKeys, type IgnoredKey, type PreparedKey, type PreparedKeys } from './fast-verify.ts'
 import { createFailureBackoff } from '../../base/failure-backoff.ts'
 import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 
@@ -17,115 +17,154 @@ export interface KeySetOptions {
   readonly cooldownMs: number
   /** After a failed fetch, further fetches are refused for this long instead of piling onto a sick provider. */
   readonly failureBackoffMs: number
+  /** A key of the provider's set that is not used (called once per distinct key). */
+  readonly onIgnoredKey?: ((key: IgnoredKey) => void) | undefined
+  /** A background refresh failed; the current keys stay in use until their lifespan ends. */
+  readonly onRefreshError?: ((error: Error) => void) | undefined
+  /** Epoch milliseconds; a test passes a fake clock. */
+  readonly now?: (() => number) | undefined
 }
 
-type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>
-export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => ReturnType<RemoteKeySet>
+type LocalKeySet = ReturnType<typeof createLocalJWKSet>
+export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => ReturnType<LocalKeySet>
 
 export interface KeySet {
+  /** jose's key lookup over exactly the keys we accept; refetches when stale or on an unknown `kid`. */
   readonly resolve: KeyResolver
-  /** The keys currently held, or undefined before the first successful fetch. */
+  /** The keys currently held (those accepted), or undefined before the first successful fetch. */
   readonly keys: () => readonly JWK[] | undefined
   readonly fresh: () => boolean
+  /** Fetches now (joining a fetch in flight). Rejects with the provider's error. */
   readonly reload: () => Promise<void>
   /** The keys as `node:crypto` objects, while the set is within its lifespan; undefined otherwise. */
   readonly preparedKeys: () => PreparedKeys | undefined
   /** Whether `key` is still in the current, fresh set: verdicts reached with it may still be served. */
   readonly isCurrent: (key: PreparedKey) => boolean
+  /**
+   * Whether a token naming a `kid` the fresh set lacks can be refused at once: the unknown-`kid`
+   * cooldown runs and no fetch is in flight, so jose would find no key and no refetch would run.
+   */
+  readonly refusesUnknownKid: () => boolean
 }
 
+/** At most this many ignored keys are remembered as "already logged". */
+const LOGGED_KEYS_LIMIT = 1000
+
 /**
- * jose's remote key set (cache lifespan, refetch on unknown `kid` with a cooldown,
- * one shared in-flight fetch) over our own HTTP client, so that `verify_ssl`,
- * `ca_cert_path`, body limits and failure back-off apply. Errors reaching the
- * provider become 503s; a key that is not in a fresh set stays a 401.
+ * The provider's key set over our own HTTP client (so that `verify_ssl`, `ca_cert_path`, body
+ * limits and failure back-off apply), with one shared in-flight fetch.
+ *
+ * Keys live `lifespanMs` from their fetch and are never used after (spec 5.2.9). They are
+ * refetched in the background ahead of that, from the first use after `refreshAt`, so that no
+ * request waits for a scheduled refresh; if that refresh fails, the current keys serve until the
+ * lifespan ends, after which requests wait for a fetch, and fail with a 503 if it fails.
+ * An unknown `kid` refetches at once, at most once per cooldown.
  */
 export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
-  const backoff = createFailureBackoff(options.failureBackoffMs)
-  let prepared: PreparedKeys | undefined
-  let fetchedAt = Number.NEGATIVE_INFINITY
-  const isFresh = (): boolean => Date.now() < fetchedAt + options.lifespanMs
+  const now = options.now ?? Date.now
+  // Ahead by a fifth of the lifespan, or the fetch timeout if shorter: a fetch started then
+  // ends (or times out) before the keys expire, and the lifespan is barely shortened.
+  const leadMs = Math.min(options.lifespanMs / 5, options.timeoutMs)
+  let current: { fetchedAt: number, prepared: PreparedKeys, accepted: JWK[], local: LocalKeySet } | undefined
+  let inFlight: Promise<void> | undefined
+  const backoff = createFailureBackoff(options.failureBackoffMs, now)
+  let lastUnknownKidRefetch = Number.NEGATIVE_INFINITY
+  const logged = new Set<string>()
 
-  const fetchKeys = async (url: string, init: { signal?: AbortSignal | null }): Promise<Response> => {
-    backoff.check()
+  const fetchOnce = async (): Promise<void> => {
     const startedAt = performance.now()
     try {
-      const response = await httpGet(url, { agents: options.agents, signal: init.signal ?? AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/json, application/jwk-set+json' } })
-      if (response.status !== 200) throw new ProviderRequestError(`key set ${urlForLog(url)} answered HTTP ${response.status}`)
+      const response = await httpGet(jwksUri, { agents: options.agents, signal: AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/json, application/jwk-set+json' } })
+      if (response.status !== 200) throw new ProviderRequestError(`key set ${urlForLog(jwksUri)} answered HTTP ${response.status}`)
       let parsed: unknown
       try {
         parsed = JSON.parse(response.body.toString('utf8'))
       } catch {
-        throw new ProviderRequestError(`key set ${urlForLog(url)} is not JSON`)
+        throw new ProviderRequestError(`key set ${urlForLog(jwksUri)} is not JSON`)
       }
       const keys = typeof parsed === 'object' && parsed !== null ? (parsed as { keys?: unknown }).keys : undefined
       if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'object' && key !== null && !Array.isArray(key))) {
-        throw new ProviderRequestError(`key set ${urlForLog(url)} has no "keys" list of objects`)
+        throw new ProviderRequestError(`key set ${urlForLog(jwksUri)} has no "keys" list of objects`)
       }
       // No provider signs with nothing: an empty set is a fault (or an interception), not a rotation.
-      if (keys.length === 0) throw new ProviderRequestError(`key set ${urlForLog(url)} is empty`)
-      prepared = prepareKeys(keys, prepared)
-      fetchedAt = Date.now()
+      if (keys.length === 0) throw new ProviderRequestError(`key set ${urlForLog(jwksUri)} is empty`)
+      const selection = selectKeys(keys, current?.prepared)
+      for (const ignored of selection.ignored) {
+        if (logged.has(ignored.fingerprint)) continue
+        if (logged.size >= LOGGED_KEYS_LIMIT) logged.clear()
+        logged.add(ignored.fingerprint)
+        options.onIgnoredKey?.(ignored)
+      }
+      if (selection.accepted.length === 0) {
+        throw new ProviderRequestError(`key set ${urlForLog(jwksUri)} holds no usable signing key (${selection.ignored.map(describeIgnored).join('; ')})`)
+      }
+      const accepted = selection.accepted as JWK[]
+      current = { fetchedAt: now(), prepared: selection.byKid, accepted, local: createLocalJWKSet({ keys: accepted } as JSONWebKeySet) }
       backoff.succeeded()
-      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(url), outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
-      return new Response(response.body, { status: 200, headers: { 'content-type': 'application/json' } })
+      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(jwksUri), outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
     } catch (error) {
-      const failure = error instanceof ProviderRequestError ? error : new ProviderRequestError(`key set ${urlForLog(url)} could not be fetched: ${(error as Error).message}`, { cause: error })
+      const failure = error instanceof ProviderRequestError ? error : new ProviderRequestError(`key set ${urlForLog(jwksUri)} could not be fetched: ${(error as Error).message}`, { cause: error })
       backoff.failed(failure)
-      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(url), outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
+      if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(jwksUri), outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
       throw failure
     }
   }
 
-  const remote = createRemoteJWKSet(new URL(jwksUri), {
-    cacheMaxAge: options.lifespanMs,
-    // jose's own cooldown counts from any fetch, which would refuse a key rotated in just
-    // after startup: unknown-kid refetches are rate-limited below instead, so jose's never fires.
-    cooldownDuration: options.lifespanMs,
-    timeoutDuration: Math.max(1, Math.round(options.timeoutMs)),
-    [customFetch]: fetchKeys
-  })
+  const reload = async (): Promise<void> => {
+    if (inFlight !== undefined) return await inFlight
+    backoff.check()
+    inFlight = fetchOnce().finally(() => { inFlight = undefined })
+    return await inFlight
+  }
 
-  let lastUnknownKidRefetch = Number.NEGATIVE_INFINITY
-  const lookUp: KeyResolver = async (header, token) => {
+  const unavailable = (cause: unknown): AuthError => new AuthError('provider_unavailable', 'the signing keys of the identity provider could not be fetched', { cause })
+
+  const reloadOrFail = async (): Promise<void> => {
     try {
-      return await remote(header, token)
-    } catch (error) {
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error
-      throw new AuthError('provider_unavailable', 'the signing keys of the identity provider could not be fetched', { cause: error })
+      await reload()
+    } catch (cause) {
+      throw unavailable(cause)
     }
   }
 
-  /**
-   * An unknown `kid` refetches the set at once, unless another unknown-`kid` refetch happened
-   * within the cooldown: a flood of random `kid`s costs one fetch per cooldown, while a key
-   * rotated in right after a scheduled fetch is still picked up. Requests arriving while a
-   * fetch is in flight wait for it instead of failing.
-   */
+  /** Whether the keys are within their lifespan at `t`; starts the refresh ahead of expiry when due. */
+  const freshAt = (t: number): boolean => {
+    if (current === undefined) return false
+    const age = t - current.fetchedAt
+    if (age >= options.lifespanMs) return false
+    if (age >= options.lifespanMs - leadMs && inFlight === undefined && !backoff.waiting()) {
+      reload().catch((error: Error) => { options.onRefreshError?.(error) })
+    }
+    return true
+  }
+
   const resolve: KeyResolver = async (header, token) => {
+    if (!freshAt(now())) await reloadOrFail()
     try {
-      return await lookUp(header, token)
+      return await current!.local(header, token)
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error
-      if (!remote.reloading) {
-        if (Date.now() - lastUnknownKidRefetch < options.cooldownMs) throw error
-        lastUnknownKidRefetch = Date.now()
+      // Requests arriving while a fetch is in flight wait for it instead of failing.
+      if (inFlight === undefined) {
+        if (now() - lastUnknownKidRefetch < options.cooldownMs) throw error
+        lastUnknownKidRefetch = now()
       }
-      try {
-        await remote.reload()
-      } catch (cause) {
-        throw new AuthError('provider_unavailable', 'the signing keys of the identity provider could not be fetched', { cause })
-      }
-      return await lookUp(header, token)
+      await reloadOrFail()
+      return await current!.local(header, token)
     }
   }
 
   return {
     resolve,
-    keys: () => remote.jwks()?.keys,
-    fresh: () => remote.fresh,
-    reload: () => remote.reload(),
-    preparedKeys: () => isFresh() ? prepared : undefined,
-    isCurrent: (key) => isFresh() && prepared?.get(key.kid)?.includes(key) === true
+    keys: () => current?.accepted,
+    fresh: () => current !== undefined && now() - current.fetchedAt < options.lifespanMs,
+    reload,
+    preparedKeys: () => freshAt(now()) ? current!.prepared : undefined,
+    isCurrent: (key) => freshAt(now()) && current!.prepared.get(key.kid)?.includes(key) === true,
+    refusesUnknownKid: () => inFlight === undefined && now() - lastUnknownKidRefetch < options.cooldownMs
   }
+}
+
+function describeIgnored (key: IgnoredKey): string {
+  return `${key.kid === undefined ? 'a key without kid' : `kid ${JSON.stringify(key.kid)}`}: ${key.reason}`
 }

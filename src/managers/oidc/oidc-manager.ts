@@ -12,7 +12,7 @@ import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
 import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
 import { createAgents } from '../../base/http/http-get.ts'
-import { BAD_SIGNATURE, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
+import { BAD_SIGNATURE, UNKNOWN_KID, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
 import { looksLikeServiceAccountToken } from './peek.ts'
@@ -22,6 +22,8 @@ import { looksLikeServiceAccountToken } from './peek.ts'
  * must not double as an HMAC secret. Each key is further pinned to its own `kty`/`crv`/`alg`.
  */
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
+
+const UNKNOWN_KEY_MESSAGE = 'the token was not signed by a key of the identity provider'
 
 /** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`, as Feast's leeway. */
 export const CLOCK_TOLERANCE_SECONDS = 10
@@ -48,6 +50,13 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   }
   const unencrypted = unencryptedDiscoveryWarning(config.auth_discovery_url)
   if (unencrypted !== undefined) logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, unencrypted)
+  const unchecked = [config.audience === undefined ? 'audience' : undefined, config.issuer === undefined ? 'issuer' : undefined].filter((field) => field !== undefined)
+  if (unchecked.length > 0) {
+    logger.info({ discovery: urlForLog(config.auth_discovery_url), unchecked },
+      `OIDC: ${unchecked.join(' and ')} not checked: any unexpired token signed by the provider's keys is accepted, ` +
+      `${config.audience === undefined ? 'whichever client it was issued for' : 'whichever issuer it names'}; ` +
+      `set auth.${unchecked.join(' and auth.')} in feature_store.yaml to accept only tokens meant for this server`)
+  }
   // One error line per kind of provider failure and 10 s, not one per request of an outage.
   const throttle = createLogThrottle()
   const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
@@ -70,7 +79,15 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       timeoutMs,
       failureBackoffMs,
       lifespanMs: config.jwks_cache_lifespan_seconds * 1000,
-      cooldownMs: (options.unknownKidCooldownSeconds ?? 30) * 1000
+      cooldownMs: (options.unknownKidCooldownSeconds ?? 30) * 1000,
+      onIgnoredKey: (key) => {
+        const log = key.expected ? logger.debug : logger.warn
+        log.call(logger, { kid: key.kid, reason: key.reason }, 'a key of the identity provider\'s key set is not used')
+      },
+      onRefreshError: (error) => {
+        const { log, suppressed } = throttle('jwks-refresh')
+        if (log) logger.warn({ err: error, ...(suppressed > 0 ? { suppressed } : {}) }, 'refreshing the OIDC signing keys failed; the current keys stay in use until their lifespan ends')
+      }
     })
     return keySet
   }
@@ -109,12 +126,14 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     return undefined
   }
 
-  const admit = (cacheKey: string, payload: Record<string, unknown>, key: PreparedKey | undefined): Principal => {
+  /** `cacheKey`: where to remember the verdict; undefined for a token verified for the first time (recently), which is only marked. */
+  const admit = (token: string, cacheKey: string | undefined, payload: Record<string, unknown>, key: PreparedKey | undefined): Principal => {
     // JSON numbers such as 1e400 parse to Infinity, which passes every "exp > now" check.
     if (!Number.isFinite(payload.exp)) throw new AuthError('invalid_claims', 'the token\'s "exp" claim is not a finite number')
     const principal = principalFromClaims(payload, config.client_id)
     // Only verdicts tied to a known key are remembered: they die with the key or at `exp`.
-    if (key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
+    if (cacheKey === undefined) cache.mark(token)
+    else if (key !== undefined && typeof payload.exp === 'number') cache.set(cacheKey, { principal, expiresAt: payload.exp * 1000, key })
     return principal
   }
 
@@ -124,24 +143,31 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
    * jose must judge, service-account tokens) returns a promise.
    */
   const authenticate = (token: string): Principal | Promise<Principal> => {
-    const cacheKey = cache.keyOf(token)
-    const hit = cached(cacheKey)
-    if (hit !== undefined) return hit
+    // A token not verified before (recently) is neither hashed nor looked up nor stored.
+    const cacheKey = cache.seen(token) ? cache.keyOf(token) : undefined
+    if (cacheKey !== undefined) {
+      const hit = cached(cacheKey)
+      if (hit !== undefined) return hit
+    }
     if (options.serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return options.serviceAccountTokens(token)
-    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments')
+    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
     const keys = keySet?.preparedKeys()
     if (keys !== undefined) {
       const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
-      if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
-      if (verdict?.ok === true) return admit(cacheKey, verdict.payload, verdict.key)
+      if (verdict !== undefined) {
+        if (verdict.ok) return admit(token, cacheKey, verdict.payload, verdict.key)
+        if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
+        // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
+        if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
+      }
     }
-    return verifyWithJose(token).then(({ payload, key }) => admit(cacheKey, payload, key))
+    return verifyWithJose(token).then(({ payload, key }) => admit(token, cacheKey, payload, key))
   }
 
   return {
     type: 'oidc',
     authenticate,
-    authenticateCached: (token) => cached(cache.keyOf(token)),
+    authenticateCached: (token) => cache.seen(token) ? cached(cache.keyOf(token)) : undefined,
     async warmUp () {
       try {
         await (await getKeySet()).reload()
@@ -196,7 +222,7 @@ export function toAuthError (error: unknown): AuthError {
     return new AuthError('unsupported_algorithm', 'the token is not signed with an algorithm the provider\'s keys allow')
   }
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
-    return new AuthError('unknown_key', 'the token was not signed by a key of the identity provider')
+    return new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
   }
   if (error instanceof errors.JOSEError) return new AuthError('malformed_token', 'the token is not a well-formed signed JWT', { cause: error })
   // Not jose's verdict on the token: a fault of ours or of the provider's answers. Never a 401.

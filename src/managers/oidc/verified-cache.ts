@@ -12,24 +12,66 @@ export interface VerifiedEntry {
   readonly key: PreparedKey
 }
 
-/**
- * A bounded LRU of verified tokens. Keys are SHA-256 of the whole token, never a
- * prefix or a decoded field, so two tokens can only share an entry by colliding
- * SHA-256. The caller checks `expiresAt` and that `key` is still in the current set.
- */
-export function createVerifiedCache (maxEntries: number): {
-  keyOf: (token: string) => string
-  get: (key: string) => VerifiedEntry | undefined
-  set: (key: string, entry: VerifiedEntry) => void
-  delete: (key: string) => void
+/** The verified-token cache of one OIDC manager. */
+export interface VerifiedCache {
+  /**
+   * Whether `token` was verified recently (within about `maxEntries` distinct tokens): only
+   * then can it be in the cache, and is it worth hashing to look it up.
+   */
+  seen (token: string): boolean
+  /** Notes that `token` was verified: its next use will look in the cache, and store its verdict. */
+  mark (token: string): void
+  /** SHA-256 of the whole token: the cache key. */
+  keyOf (token: string): string
+  get (key: string): VerifiedEntry | undefined
+  set (key: string, entry: VerifiedEntry): void
+  delete (key: string): void
   readonly size: () => number
-} {
+}
+
+/** Bits of the "seen recently" filter: 32 KiB, about 4% false "seen" at 10,000 marks. */
+const SEEN_BITS = 1 << 18
+
+/**
+ * A bounded LRU of verified tokens. Keys are SHA-256 of the whole token, never a prefix or a
+ * decoded field, so two tokens can only share an entry by colliding SHA-256. The caller checks
+ * `expiresAt` and that `key` is still in the current set.
+ *
+ * Insert policy: a token is hashed, looked up and stored only from its second use within the
+ * window of the last `maxEntries` distinct verified tokens (a "doorkeeper" bit filter, marked on
+ * a successful verification and cleared when that many tokens have been marked; refused tokens
+ * never mark it). A token used once, or again only after the cache would have
+ * evicted it anyway, costs neither a SHA-256 nor an LRU insert; a token in real use pays one
+ * extra signature check, on its second request. The filter only decides whether to look: a
+ * false "seen" costs a hash, never a verdict.
+ */
+export function createVerifiedCache (maxEntries: number): VerifiedCache {
   const entries = createLru<string, VerifiedEntry>(maxEntries)
+  const bits = new Uint32Array(SEEN_BITS >>> 5)
+  const window = Math.max(1024, maxEntries)
+  let marked = 0
   // The adapters ask authenticateCached, then authenticate, for the same token in one tick:
   // remembering the last hash saves the second one on every cache miss.
   let lastToken: string | undefined
   let lastKey = ''
   return {
+    seen (token) {
+      if (maxEntries <= 0) return false
+      const slot = slotOf(token)
+      return (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0
+    },
+    mark (token) {
+      if (maxEntries <= 0) return
+      const slot = slotOf(token)
+      const word = slot >>> 5
+      const bit = 1 << (slot & 31)
+      if ((bits[word]! & bit) !== 0) return
+      if (++marked > window) {
+        bits.fill(0)
+        marked = 1
+      }
+      bits[word] = bits[word]! | bit
+    },
     keyOf: (token) => {
       if (token !== lastToken) {
         lastKey = hash('sha256', token, 'base64')
@@ -42,4 +84,16 @@ export function createVerifiedCache (maxEntries: number): {
     delete: entries.delete,
     size: entries.size
   }
+}
+
+/**
+ * FNV-1a over the last 32 characters (for a JWS, the end of its signature: as good as random
+ * between distinct tokens). Not a security boundary: a collision only costs a SHA-256.
+ */
+function slotOf (token: string): number {
+  let h = 0x811c9dc5
+  for (let i = Math.max(0, token.length - 32); i < token.length; i++) {
+    h = Math.imul(h ^ token.charCodeAt(i), 0x01000193)
+  }
+  return (h >>> 0) & (SEEN_BITS - 1)
 }

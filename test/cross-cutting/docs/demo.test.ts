@@ -1,29 +1,73 @@
-/** `npm start --once`: the demo runs end to end (real OpenID provider, reference server) and prints its table. */
+/**
+ * `npm start`: the demo runs end to end (real OpenID provider, reference server), prints a table,
+ * every line it prints pastes into a shell, and it stops with npm.
+ */
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { test } from 'node:test'
+import { describe, test } from 'node:test'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
-test('the demo prints tokens, curl lines and what each user gets on each route, then exits 0', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--once'], { cwd: ROOT, timeout: 60_000 })
-  assert.match(stdout, /export READER_TOKEN=ey[\w-]+\.[\w-]+\.[\w-]+/)
-  assert.match(stdout, /export WRITER_TOKEN=ey/)
-  assert.match(stdout, /curl -s http:\/\/127\.0\.0\.1:\d+\/push -H "Authorization: Bearer \$WRITER_TOKEN"/)
-  const table = Object.fromEntries(stdout.split('\n')
-    .map((line) => /^\s+(GET|POST)\s+(\S+)\s+(.*)$/.exec(line))
-    .filter((match) => match !== null)
-    .map((match) => [`${match[1]} ${match[2]}`, (match[3] ?? '').replace(/\(\d+ views\)/g, '').trim().split(/\s+/)]))
-  assert.deepEqual(table, {
-    // columns: no token, reader, writer, no roles
-    'GET /health': ['200', '200', '200', '200'],
-    'GET /api/v1/feature_views': ['401', '200', '200', '200'],
-    'POST /get-online-features': ['401', '200', '200', '403'],
-    'POST /push': ['401', '403', '200', '403'],
-    'POST /write-to-online-store': ['401', '403', '200', '403'],
-    'POST /materialize-incremental': ['401', '403', '200', '403']
+describe('the demo (npm start)', () => {
+  test('prints tokens, curl lines and what each user gets on each route, then exits 0 with --once', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--once'], { cwd: ROOT, timeout: 60_000 })
+    assert.match(stdout, /^export READER_TOKEN=ey[\w-]+\.[\w-]+\.[\w-]+ {2}# reader$/m)
+    assert.match(stdout, /^export WRITER_TOKEN=ey[\w-]+\.[\w-]+\.[\w-]+ {2}# writer$/m)
+    assert.match(stdout, /^curl -s http:\/\/127\.0\.0\.1:\d+\/push -H "Authorization: Bearer \$WRITER_TOKEN"/m)
+    const table = Object.fromEntries(stdout.split('\n')
+      .map((line) => /^#\s+(GET|POST)\s+(\S+)\s+(.*)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [`${match[1]} ${match[2]}`, (match[3] ?? '').replace(/\(\d+ views\)/g, '').trim().split(/\s+/)]))
+    assert.deepEqual(table, {
+      // columns: no token, reader, writer, no roles
+      'GET /health': ['200', '200', '200', '200'],
+      'GET /api/v1/feature_views': ['401', '200', '200', '200'],
+      'POST /get-online-features': ['401', '200', '200', '403'],
+      'POST /push': ['401', '403', '200', '403'],
+      'POST /write-to-online-store': ['401', '403', '200', '403'],
+      'POST /materialize-incremental': ['401', '403', '200', '403']
+    })
+    assert.match(stdout, /GET\s+\/api\/v1\/feature_views\s+401\s+200 \(3 views\)\s+200 \(4 views\)\s+200 \(0 views\)/)
   })
-  assert.match(stdout, /GET\s+\/api\/v1\/feature_views\s+401\s+200 \(3 views\)\s+200 \(4 views\)\s+200 \(0 views\)/)
+
+  test('everything it prints, pasted into a shell, runs: the tokens are set and the curl lines get their answers; SIGTERM to npm stops the server', async (t) => {
+    const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    t.after(() => { if (npm.exitCode === null) npm.kill('SIGTERM') })
+    let stdout = ''
+    npm.stdout.setEncoding('utf8')
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => { reject(new Error(`the demo did not start:\n${stdout}`)) }, 90_000)
+      npm.stdout.on('data', (chunk: string) => {
+        stdout += chunk
+        if (stdout.includes('Serving until Ctrl-C')) { clearTimeout(timer); resolve() }
+      })
+      npm.on('exit', (code) => { clearTimeout(timer); reject(new Error(`npm start exited with ${String(code)}:\n${stdout}`)) })
+    })
+    // npm's own banner ("> feast-authz@0.1.0 start") is not the demo's.
+    const printed = stdout.split('\n').filter((line) => !line.startsWith('> ')).join('\n')
+    const url = /^# Feature server: +(http:\/\/127\.0\.0\.1:\d+)/m.exec(printed)?.[1]
+    assert.ok(url !== undefined, printed)
+
+    const script = `set -eu\n${printed}\nprintf '\\nreader=%s\\n' "\${#READER_TOKEN}"\n`
+    const { stdout: shell } = await promisify(execFile)('bash', ['-c', script], { cwd: ROOT, timeout: 30_000 })
+    assert.match(shell, /"featureViews":\[/, 'the reader lists feature views')
+    assert.match(shell, /"results":\[/, 'the reader reads online features')
+    assert.match(shell, /"rows":1/, 'the writer pushes')
+    assert.match(shell, /"statusCode":403,"code":"permission_denied"/, 'the reader may not push')
+    assert.match(shell, /^reader=\d{3,}$/m, 'READER_TOKEN is set')
+
+    const exited = new Promise<number | null>((resolve) => { npm.on('exit', (code) => { resolve(code) }) })
+    npm.kill('SIGTERM')
+    await exited
+    // The server (npm's grandchild) must be gone too, not orphaned and still serving.
+    const deadline = Date.now() + 10_000
+    let refused = false
+    while (!refused && Date.now() < deadline) {
+      refused = await fetch(`${url}/health`).then(() => false, () => true)
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    assert.ok(refused, `the server at ${url} still answers after npm was stopped`)
+  })
 })

@@ -9,7 +9,7 @@ import { createAuthManager } from '../../../src/managers/create-manager.ts'
 import { AuthError } from '../../../src/base/errors.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { silentLogger } from '../../../src/base/logging.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { startProtectedApp, type ProtectedApp } from '../../helpers/protected-app.ts'
 
 const secretText = randomBytes(32).toString('base64')
@@ -24,6 +24,7 @@ describe('intra identity and clients on a kubernetes-auth server', () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
     api.addToken(jwsToken('bob-token'), serviceAccountIdentity('apps', 'bob'))
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     manager = createAuthManager({ type: 'kubernetes', token_review_cache_ttl_seconds: 60 }, {
       logger: silentLogger,

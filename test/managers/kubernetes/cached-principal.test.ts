@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { createKubernetesManager } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
 
 describe('authenticateCached in kubernetes mode', () => {
@@ -13,6 +13,7 @@ describe('authenticateCached in kubernetes mode', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     // A clock the tests move forward to pass TTLs; the informer's watchdog (360 s) never trips.
     manager = managerFor(api, { tuning: { now: () => Date.now() + offsetMs } })
@@ -58,6 +59,7 @@ describe('authenticateCached in kubernetes mode', () => {
     const token = await reviewed('bob')
     assert.deepEqual(roles(token), [])
     api.resetCalls()
+    api.putRole(feastRole('feast', 'writer'))
     api.putRoleBinding(roleBinding('feast', 'bob-writer', 'writer', [{ kind: 'ServiceAccount', name: 'bob', namespace: 'apps' }]))
     await eventually(() => roles(token)?.includes('writer') === true, 'the new binding in the cached principal')
     api.deleteRoleBinding('feast', 'bob-writer')

@@ -4,7 +4,7 @@ import { detectClusterConnection } from '../../../src/managers/kubernetes/cluste
 import { createKubernetesManager, type KubernetesTuning } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { captureLogger, eventually, type LogLine, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
 
 // Short enough for quick tests, long enough for a loaded CI machine. The fake API server sends
@@ -31,6 +31,7 @@ describe('when the API server fails', () => {
 
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast', bookmarkIntervalMs: 200 })
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     const captured = captureLogger()
     lines = captured.lines
@@ -108,6 +109,7 @@ describe('when the API server fails', () => {
     const restarts = manager.health().detail.informerRestarts
     api.resetCalls()
     api.compact()
+    api.putRole(feastRole('feast', 'compacted'))
     api.putRoleBinding(roleBinding('feast', 'after-compaction', 'compacted', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     const token = freshToken()
     await eventually(async () => roles((await app.call('/whoami', `Bearer ${token}`)).body).includes('compacted'), 'the binding made after compaction')
@@ -120,6 +122,7 @@ describe('when the API server fails', () => {
     api.setFault('rolebindings', { status: 500 })
     api.compact() // ends the watch; the relist then fails with 500 and client-node's informer stops
     await eventually(() => !manager.health().ready, 'the informer to report lost sync')
+    api.putRole(feastRole('feast', 'late'))
     api.putRoleBinding(roleBinding('feast', 'during-outage', 'late', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.setFault('rolebindings', undefined)
     await eventually(() => manager.health().ready, 'the informer to resync')
@@ -132,7 +135,7 @@ describe('when the API server fails', () => {
     api.setFault('rolebindings', 'hang')
     api.compact()
     await eventually(() => (manager.health().detail.informerRestarts as number) > restarts, 'a restart after the watch timed out')
-    assert.ok(lines.some((entry) => entry.reason === 'timed out' && /RoleBinding informer failed/.test(entry.msg)), 'a log line saying the watch timed out')
+    assert.ok(lines.some((entry) => entry.reason === 'timed out' && /RoleBinding and Role informer failed/.test(entry.msg)), 'a log line saying the watch timed out')
     api.setFault('rolebindings', undefined)
     await eventually(() => manager.health().ready, 'the informer to resync')
   })
@@ -169,7 +172,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     const manager = managerFor(api, { logger, tuning: FAST })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
-      assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings\.rbac\.authorization\.k8s\.io in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
+      assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings and roles \(rbac\.authorization\.k8s\.io\) in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
     } finally {
       await manager.close()
     }
@@ -192,6 +195,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
   test('before the first sync a direct list answers, so the first request already has its roles', async () => {
     api.setFault('rolebindings', undefined)
     api.addToken(jwsToken('t2'), serviceAccountIdentity('apps', 'alice'))
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.setFault('rolebindings', 'hang') // the informer's watch never gets an answer, so it never syncs
     const manager = managerFor(api, { tuning: FAST })

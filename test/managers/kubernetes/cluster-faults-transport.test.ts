@@ -15,7 +15,7 @@ import { pino } from 'pino'
 import { createKubernetesManager } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { startTcpFaultProxy, type TcpFaultProxy } from '../../helpers/fault-proxy.ts'
 
 const REQUEST_TIMEOUT_MS = 500
@@ -37,6 +37,7 @@ describe('API-server faults below HTTP', () => {
   before(async () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     for (const name of ['alice', 'bob', 'carol', 'dave']) api.addToken(jwsToken(`${name}-token`), serviceAccountIdentity('apps', name))
+    api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'readers', 'reader', ['alice', 'bob', 'carol', 'dave'].map((name) => ({ kind: 'ServiceAccount' as const, name, namespace: 'apps' }))))
     const upstream = new URL(api.url)
     proxy = await startTcpFaultProxy({ host: upstream.hostname, port: Number(upstream.port) })
@@ -65,6 +66,7 @@ describe('API-server faults below HTTP', () => {
 
   test('a TLS handshake that never completes gives 503 within the request timeout, while a token reviewed before is still served', async () => {
     proxy.set('hang')
+    proxy.cutOpen() // reused keep-alive connections to the API server are cut too
     try {
       const started = Date.now()
       assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('bob-token')}`))
@@ -88,6 +90,7 @@ describe('API-server faults below HTTP', () => {
 
   test('a connection cut during the TLS handshake gives 503, never 401', async () => {
     proxy.set({ abruptCloseAfterBytes: 100 })
+    proxy.cutOpen() // reused keep-alive connections to the API server are cut too
     try {
       assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('carol-token')}`))
     } finally {
@@ -97,6 +100,7 @@ describe('API-server faults below HTTP', () => {
 
   test('a refused connection gives 503, never 401', async () => {
     proxy.set('refuse')
+    proxy.cutOpen() // reused keep-alive connections to the API server are cut too
     try {
       assertUnavailable(await app.call('/whoami', `Bearer ${jwsToken('dave-token')}`))
     } finally {

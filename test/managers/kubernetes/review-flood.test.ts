@@ -18,7 +18,7 @@ describe('tokens that are not JWTs', () => {
     api.addToken('opaque-but-known', serviceAccountIdentity('apps', 'alice'))
     manager = managerFor(api)
     app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager } })
-    await eventually(() => manager.health().ready, 'the RoleBinding informer to sync')
+    await eventually(() => manager.health().ready && api.openWatches() === 2, 'the informers to sync and watch')
   })
   after(async () => {
     await app?.close()

@@ -4,13 +4,15 @@ import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWK } from 'jose'
 import { isCompactJws } from '../../../src/base/jwt-segments.ts'
-import { prepareKeys, verifyFast, type ClaimRules, type PreparedKeys } from '../../../src/managers/oidc/fast-verify.ts'
+import { selectKeys, verifyFast, type ClaimRules, type KeySelection, type PreparedKeys } from '../../../src/managers/oidc/fast-verify.ts'
 import { ALLOWED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS } from '../../../src/managers/oidc/oidc-manager.ts'
 
 /**
  * jose is the oracle: for every token of the corpus, the fast path followed by the
  * jose fallback must reach jose's verdict, and the fast path alone must never
- * accept what jose rejects.
+ * accept what jose rejects. jose is given what the server gives it: the selected keys
+ * (selectKeys' `accepted`), and only tokens in their canonical spelling (isCompactJws), the
+ * one deliberate difference: jose on Node also accepts other spellings of the same token.
  */
 
 const now = Math.floor(Date.now() / 1000)
@@ -35,11 +37,20 @@ function rawSign (signer: Signer, header: unknown, payload: unknown): string {
   return `${input}.${sign(hashName, Buffer.from(input), options).toString('base64url')}`
 }
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+/** The same bytes, spelled with the unused low bits of the last character set (segment length 2 or 3 mod 4). */
+function withLowBits (segment: string): string {
+  const unused = segment.length % 4 === 2 ? 0x0f : 0x03
+  const last = ALPHABET.indexOf(segment.at(-1)!)
+  return segment.slice(0, -1) + ALPHABET[last | unused]!
+}
+
 const claims = { sub: 'user-1', iss: 'https://idp.example', aud: 'feast', exp: now + 600, iat: now, preferred_username: 'alice' }
 
-let rs: Signer, ps: Signer, es: Signer, ed: Signer, attacker: Signer, weak: Signer
+let rs: Signer, ps: Signer, es: Signer, ed: Signer, attacker: Signer, weak: Signer, mixedStrong: Signer, kidlessSigner: Signer
 let jwks: { keys: JWK[] }
 let prepared: PreparedKeys
+let selection: KeySelection
 const corpus: Array<{ name: string, token: string }> = []
 
 before(async () => {
@@ -57,8 +68,18 @@ before(async () => {
   const noAlg = makeSigner('noalg', 'RS256')
   const noAlgJwk = { ...noAlg.publicJwk }
   delete noAlgJwk.alg
-  jwks = { keys: [rs.publicJwk, ps.publicJwk, es.publicJwk, ed.publicJwk, weak.publicJwk, encOnly, noVerifyOps, dupA.publicJwk, dupB.publicJwk, noAlgJwk] }
-  prepared = prepareKeys(jwks.keys)
+  kidlessSigner = makeSigner('', 'ES384')
+  const kidlessJwk: JWK = { ...kidlessSigner.publicJwk }
+  delete kidlessJwk.kid
+  const strongDup = makeSigner('mixed', 'RS256')
+  const weakDupPair = generateKeyPairSync('rsa', { modulusLength: 1024 })
+  mixedStrong = strongDup
+  jwks = {
+    keys: [rs.publicJwk, ps.publicJwk, es.publicJwk, ed.publicJwk, weak.publicJwk, encOnly, noVerifyOps, dupA.publicJwk, dupB.publicJwk, noAlgJwk,
+      strongDup.publicJwk, kidlessJwk, { ...weakDupPair.publicKey.export({ format: 'jwk' }), kid: 'mixed', alg: 'RS256', use: 'sig' } as JWK]
+  }
+  selection = selectKeys(jwks.keys)
+  prepared = selection.byKid
 
   const add = (name: string, token: string): void => { corpus.push({ name, token }) }
   for (const signer of [rs, ps, es, ed]) add(`valid ${signer.alg}`, rawSign(signer, { alg: signer.alg, kid: signer.kid, typ: 'JWT' }, claims))
@@ -117,11 +138,20 @@ before(async () => {
   add('truncated signature', `${h}.${p}.${s.slice(0, -4)}`)
   add('empty signature', `${h}.${p}.`)
   add('signature length that no base64 has', `${h}.${p}.${s}A`)
+  add('non-canonical signature spelling (unused low bits set)', `${h}.${p}.${withLowBits(s)}`)
+  add('non-canonical payload spelling (unused low bits set)', `${h}.${withLowBits(p)}.${s}`)
+  add('token without kid, verified by a key without kid', rawSign(kidlessSigner, { alg: 'ES384' }, claims))
+  add('kid shared by a strong and a weak key, signed by the strong one', rawSign(mixedStrong, { alg: 'RS256', kid: 'mixed' }, claims))
 })
 
+/** The server's verdict as jose reaches it: canonical spelling only, and the selected keys. */
 async function joseAccepts (token: string, rules: ClaimRules): Promise<boolean> {
+  return isCompactJws(token) && await joseAlone(token, rules, { keys: [...selection.accepted] as JWK[] })
+}
+
+async function joseAlone (token: string, rules: ClaimRules, keySet: { keys: JWK[] }): Promise<boolean> {
   try {
-    await jwtVerify(token, createLocalJWKSet(jwks), {
+    await jwtVerify(token, createLocalJWKSet(keySet), {
       algorithms: [...ALLOWED_ALGORITHMS],
       clockTolerance: rules.clockToleranceSeconds,
       requiredClaims: ['exp'],
@@ -193,22 +223,57 @@ describe('the fast verification path against jose', () => {
 describe('preparing keys', () => {
   test('leaves out keys jose would refuse: private, weak RSA, encryption-only, without verify', () => {
     const kids = [...prepared.keys()].sort()
-    assert.deepEqual(kids, ['dup', 'ed', 'es', 'noalg', 'ps', 'rs'])
+    assert.deepEqual(kids, ['dup', 'ed', 'es', 'mixed', 'noalg', 'ps', 'rs'])
     const privateJwk = { ...rs.privateKey.export({ format: 'jwk' }), kid: 'private' }
-    assert.equal(prepareKeys([privateJwk]).size, 0)
+    assert.equal(selectKeys([privateJwk]).byKid.size, 0)
+  })
+
+  test('hands jose exactly the keys the fast path uses, plus keys without a kid', () => {
+    const kidsForJose = selection.accepted.map((jwk) => jwk.kid ?? '(none)').sort()
+    assert.deepEqual(kidsForJose, ['(none)', 'dup', 'dup', 'ed', 'es', 'mixed', 'noalg', 'ps', 'rs'])
+  })
+
+  test('says which keys it ignored and why; encryption keys are expected, weak keys are not', () => {
+    const reasons = selection.ignored.map((key) => `${key.kid ?? ''}: ${key.reason} (${key.expected ? 'expected' : 'warn'})`).sort()
+    assert.deepEqual(reasons, [
+      'enc: "use" is "enc", not "sig" (expected)',
+      'mixed: its RSA modulus has 1024 bits (at least 2048 required) (warn)',
+      'ops: "key_ops" does not include "verify" (expected)',
+      'weak: its RSA modulus has 1024 bits (at least 2048 required) (warn)'
+    ])
+  })
+
+  test('a kid shared by a strong and a weak key names only the strong key, for jose and the fast path alike', async () => {
+    assert.equal(prepared.get('mixed')!.length, 1)
+    const token = corpus.find((item) => item.name === 'kid shared by a strong and a weak key, signed by the strong one')!.token
+    assert.deepEqual(await fastPathAccepts(token, ruleSets[1]![1]), { accepted: true, decidedByFastPath: true })
+    assert.equal(await joseAccepts(token, ruleSets[1]![1]), true)
+  })
+
+  test('jose alone accepts a non-canonical spelling of a valid token; the server does not', async () => {
+    const valid = corpus.find((item) => item.name === 'valid RS256')!.token
+    const [h, p, sig] = valid.split('.') as [string, string, string]
+    const respelled = `${h}.${p}.${withLowBits(sig)}`
+    assert.notEqual(respelled, valid)
+    assert.equal(await joseAlone(respelled, ruleSets[0]![1], { keys: [...selection.accepted] as JWK[] }), true)
+    assert.equal(isCompactJws(respelled), false)
+    assert.equal(await joseAccepts(respelled, ruleSets[0]![1]), false)
   })
 
   test('reuses the key object of an unchanged key across refetches', () => {
-    const again = prepareKeys(jwks.keys, prepared)
+    const again = selectKeys(jwks.keys, prepared).byKid
     assert.equal(again.get('rs')![0], prepared.get('rs')![0])
   })
 
   test('gives a changed key under the same kid a new object', () => {
-    const rotated = prepareKeys([attacker.publicJwk], prepared)
+    const rotated = selectKeys([attacker.publicJwk], prepared).byKid
     assert.notEqual(rotated.get('rs')![0], prepared.get('rs')![0])
   })
 
   test('ignores JWK entries that are not objects', () => {
-    assert.equal(prepareKeys([null, 'x', 3, [rs.publicJwk]]).size, 0)
+    const selected = selectKeys([null, 'x', 3, [rs.publicJwk]])
+    assert.equal(selected.byKid.size, 0)
+    assert.equal(selected.accepted.length, 0)
+    assert.equal(selected.ignored.length, 4)
   })
 })

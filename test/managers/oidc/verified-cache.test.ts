@@ -28,16 +28,32 @@ async function rejection (attempt: () => Promise<unknown>): Promise<AuthError> {
 }
 
 describe('the verified-token cache of the OIDC manager', () => {
-  test('a repeated token resolves to the very same principal without fetching keys again', async () => {
+  test('from its second use on, a token resolves to the very same principal without fetching keys again', async () => {
     const manager = createOidcManager(serverConfig(), { logger: silentLogger })
     try {
       const token = await provider.issue({ preferred_username: 'alice', roles: ['reader'] })
-      const first = await manager.authenticate(token)
-      const jwksFetches = provider.stats.jwks
+      await manager.authenticate(token)
       const second = await manager.authenticate(token)
-      assert.equal(second, first)
-      assert.deepEqual(second.roles, ['reader'])
+      const jwksFetches = provider.stats.jwks
+      const third = await manager.authenticate(token)
+      assert.equal(third, second)
+      assert.deepEqual(third.roles, ['reader'])
       assert.equal(provider.stats.jwks, jwksFetches)
+      assert.equal(manager.authenticateCached?.(token), second)
+    } finally {
+      await manager.close()
+    }
+  })
+
+  test('a token used once is not stored: the adapters\' cache lookup does not even hash it', async () => {
+    const manager = createOidcManager(serverConfig(), { logger: silentLogger })
+    try {
+      const token = await provider.issue({ preferred_username: 'olga' })
+      assert.equal(manager.authenticateCached?.(token), undefined)
+      const first = await manager.authenticate(token)
+      assert.equal(first.username, 'olga')
+      // Seen once: looked up now, but nothing was stored for it.
+      assert.equal(manager.authenticateCached?.(token), undefined)
     } finally {
       await manager.close()
     }
@@ -47,7 +63,9 @@ describe('the verified-token cache of the OIDC manager', () => {
     const manager = createOidcManager(serverConfig({ jwks_cache_lifespan_seconds: 1 }), { logger: silentLogger, failureBackoffSeconds: 0.01 })
     try {
       const token = await provider.issue({ preferred_username: 'bob' })
+      await manager.authenticate(token)
       assert.equal((await manager.authenticate(token)).username, 'bob')
+      assert.ok(manager.authenticateCached?.(token) !== undefined, 'cached after its second use')
       await provider.rotateKeys({ keepOld: false })
       // Within the lifespan the old key (and so the cached verdict) still counts, as spec 5.2.9 says.
       assert.equal((await manager.authenticate(token)).username, 'bob')
@@ -63,6 +81,7 @@ describe('the verified-token cache of the OIDC manager', () => {
     const manager = createOidcManager(serverConfig(), { logger: silentLogger })
     try {
       const token = await provider.issue({ preferred_username: 'carol' })
+      await manager.authenticate(token)
       await manager.authenticate(token)
       const [header, payload, signature] = token.split('.') as [string, string, string]
       const flipped = `${header}.${payload}.${signature.slice(0, 5)}${signature[5] === 'A' ? 'B' : 'A'}${signature.slice(6)}`
@@ -103,6 +122,22 @@ describe('the LRU behind it', () => {
     assert.equal(cache.get('c')?.principal.username, 'c')
   })
 
+  test('a token counts as seen once marked, and the filter forgets after a window of distinct tokens', () => {
+    const cache = createVerifiedCache(1024)
+    assert.equal(cache.seen('token-a'), false)
+    cache.mark('token-a')
+    assert.equal(cache.seen('token-a'), true)
+    // Far more distinct tokens than the window: the filter is cleared, token-a is new again.
+    for (let i = 0; i < 3000; i++) cache.mark(`other-${i}`)
+    assert.equal(cache.seen('token-a'), false)
+  })
+
+  test('with size 0 no token is ever seen, so nothing is hashed or stored', () => {
+    const cache = createVerifiedCache(0)
+    cache.mark('t')
+    assert.equal(cache.seen('t'), false)
+  })
+
   test('keys entries by a hash of the whole token, so tokens sharing a prefix never share an entry', () => {
     const cache = createVerifiedCache(10)
     const prefix = 'eyJhbGciOiJSUzI1NiJ9.'.repeat(20)
@@ -119,6 +154,7 @@ describe('the cache-hit shortcut of the adapters', () => {
     const app = await startApp({ auth: oidcAuth(provider) })
     try {
       const token = await provider.issue({ preferred_username: 'alice' })
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
       assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
       const { port } = new URL(app.url)
       const raw = await new Promise<string>((resolve, reject) => {
@@ -156,6 +192,7 @@ describe('the cache-hit shortcut of the adapters', () => {
     const app = await startApp({ auth: oidcAuth(provider) })
     try {
       const token = await provider.issue({ preferred_username: 'cy' })
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
       assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
       assert.equal((await app.call('/whoami', `Bearer ${token} extra`)).status, 401)
       assert.equal((await app.call('/whoami', `Bearer ${token}x`)).status, 401)

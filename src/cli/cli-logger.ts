@@ -1,0 +1,35 @@
+import { pino, type Logger } from 'pino'
+import { feastAuthzRedactPaths } from '../base/logging.ts'
+import type { CliIo } from './io.ts'
+
+const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' }
+
+/**
+ * The logger of the one-shot commands: short human lines on stderr
+ * (`feast-authz inspect: warning: ...`), warnings and errors only. `verbose` adds debug lines
+ * and the fields and stack traces of each entry, for a bug report.
+ */
+export function createCliLogger (io: CliIo, command: string, verbose = false): Logger {
+  return pino({
+    name: 'feast-authz',
+    level: verbose ? 'debug' : 'warn',
+    redact: { paths: feastAuthzRedactPaths, censor: '[redacted]' }
+  }, {
+    write (line: string): void {
+      io.stderr(humanLine(command, JSON.parse(line) as Record<string, unknown>, verbose))
+    }
+  })
+}
+
+function humanLine (command: string, entry: Record<string, unknown>, verbose: boolean): string {
+  const { level, msg, err, time: _time, pid: _pid, hostname: _hostname, name: _name, ...fields } = entry
+  const message = String(msg ?? '').replace(/^feast-authz: /, '')
+  const error = err as { message?: string, stack?: string } | undefined
+  // The reason is worth its one line; where it was thrown only when asked.
+  const reason = error?.message === undefined || message.includes(error.message) ? '' : ` (${error.message})`
+  const head = `feast-authz ${command}: ${LEVEL_NAMES[level as number] ?? 'log'}: ${message}${reason}\n`
+  if (!verbose) return head
+  const detail = Object.keys(fields).length === 0 ? '' : `  ${JSON.stringify(fields)}\n`
+  const stack = error?.stack === undefined ? '' : `${error.stack.split('\n').map((line) => `  ${line}`).join('\n')}\n`
+  return `${head}${detail}${stack}`
+}

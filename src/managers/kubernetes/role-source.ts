@@ -1,0 +1,212 @@
+import type { KubeConfig, V1Role, V1RoleBinding } from '@kubernetes/client-node'
+import type { AuthLogger } from '../../base/logging.ts'
+import { createFailureReporter } from './api-failure.ts'
+import { kubernetesClient } from './client-library.ts'
+import { createSupervisor } from './informer-supervisor.ts'
+import { runInformer, type InformerSink } from './namespaced-informer.ts'
+import { listAllPages, type PageFetcher } from './paged-list.ts'
+import { withTimeout } from './request-timeout.ts'
+import { createRoleIndex, slimBinding, slimRole, type RoleIndex, type RolePolicy, type RoleView, type SlimBinding, type SlimRole } from './role-index.ts'
+import { withSharedAgent } from './shared-agent.ts'
+import type { InformerTuning } from './tuning.ts'
+
+export interface RoleSourceOptions extends InformerTuning {
+  readonly logger: AuthLogger
+  /** The service namespace: only its RoleBindings and Roles are read. */
+  readonly namespace: string
+  /** Which bindings grant Feast roles. Default: marked Roles only. */
+  readonly policy?: RolePolicy | undefined
+  /** Timeout of each list page and of the wait for a watch's response headers. */
+  readonly requestTimeoutMs: number
+  readonly now?: () => number
+}
+
+export interface RoleSourceStatus {
+  readonly synced: boolean
+  readonly bindings: number
+  readonly roles: number
+  readonly restarts: number
+  readonly lastSyncAt: string | undefined
+}
+
+/** The Feast roles granted in the service namespace, kept current by informers. */
+export interface RoleSource {
+  /** Starts the informers (idempotent, returns at once). */
+  start (): void
+  /** Resolves once the first attempt has synced or failed. Never rejects. */
+  settled (): Promise<void>
+  /**
+   * The roles as they answer right now without I/O (synced, or within the grace period after
+   * losing sync), else undefined (then {@link view} lists them).
+   */
+  viewNow (): RoleView | undefined
+  /** The roles, listing RoleBindings and Roles directly when the informers cannot answer; rejects with a 503 AuthError when they cannot be read. */
+  view (): Promise<RoleView>
+  status (): RoleSourceStatus
+  /** The live index (for tests and health). */
+  readonly index: RoleIndex
+  stop (): Promise<void>
+}
+
+const PERMISSION = (namespace: string): string => `get, list and watch rolebindings and roles (rbac.authorization.k8s.io) in namespace ${namespace}`
+const DEFAULT_POLICY: RolePolicy = { allowRulelessRoles: false, clusterRoles: [] }
+
+/**
+ * RoleBindings and Roles of the service namespace: paged lists then watches (one attempt
+ * runs both), kept as slim copies in one index updated per event, restarted by a supervisor.
+ * Until the first sync, and when sync was lost for longer than the grace period, direct lists
+ * answer, so a request never sees an empty or unbounded-stale view.
+ */
+export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOptions): RoleSource {
+  const { logger, namespace } = options
+  const now = options.now ?? Date.now
+  const policy = options.policy ?? DEFAULT_POLICY
+  const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300
+  const staleGraceMs = options.staleGraceMs ?? 60_000
+  const directListTtlMs = options.directListTtlMs ?? 1000
+  const permission = PERMISSION(namespace)
+  const api = withSharedAgent(kubeConfig).makeApiClient(kubernetesClient().RbacAuthorizationV1Api)
+  const report = createFailureReporter(logger)
+  // client-node's Watch sets no timeout: bound the wait for the watch's response headers
+  // (node-fetch clears this timeout once they arrive, so the stream itself is not cut).
+  const watchConfig: KubeConfig = Object.create(kubeConfig)
+  watchConfig.applyToFetchOptions = async (opts) => await kubeConfig.applyToFetchOptions({ ...opts, timeout: options.requestTimeoutMs })
+  const base = `/apis/rbac.authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}`
+  const fetchBindings: PageFetcher<V1RoleBinding> = async (limit, token) => await api.listNamespacedRoleBinding({ namespace, limit, ...(token === undefined ? {} : { _continue: token }) }, withTimeout(options.requestTimeoutMs))
+  const fetchRoles: PageFetcher<V1Role> = async (limit, token) => await api.listNamespacedRole({ namespace, limit, ...(token === undefined ? {} : { _continue: token }) }, withTimeout(options.requestTimeoutMs))
+  const keepBinding = (binding: V1RoleBinding): SlimBinding | undefined => slimBinding(binding, namespace)
+
+  const index = createRoleIndex(policy)
+  const bindingSink: InformerSink<SlimBinding | undefined> = {
+    replace: (items) => { index.replaceBindings(definedOnly(items)) },
+    put: (name, binding) => { index.putBinding(name, binding) },
+    remove: (name) => { index.deleteBinding(name) }
+  }
+  const roleSink: InformerSink<SlimRole> = {
+    replace: (items) => { index.replaceRoles(items) },
+    put: (name, role) => { index.putRole(name, role) },
+    remove: (name) => { index.deleteRole(name) }
+  }
+
+  const supervisor = createSupervisor({
+    logger,
+    what: 'RoleBinding and Role informer',
+    permission,
+    staleAfterMs: options.staleAfterMs ?? (watchTimeoutSeconds + 60) * 1000,
+    backoff: options.restartBackoffMs ?? { initial: 1000, max: 30_000 },
+    now,
+    onSynced: () => {
+      logger.info({ namespace, bindings: index.bindingCount, roles: index.roleCount }, 'RoleBinding and Role informers synced')
+      explainOnce(index)
+    },
+    launch (hooks) {
+      // Both informers of one attempt; it has synced when both have listed.
+      const activity = { bindings: now(), roles: now() }
+      const listed = { bindings: false, roles: false }
+      const onSynced = (which: 'bindings' | 'roles'): void => {
+        listed[which] = true
+        if (listed.bindings && listed.roles) hooks.synced()
+      }
+      const guard = <K>(sink: InformerSink<K>): InformerSink<K> => ({
+        replace: (items) => { if (hooks.current()) sink.replace(items) },
+        put: (name, item) => { if (hooks.current()) sink.put(name, item) },
+        remove: (name) => { if (hooks.current()) sink.remove(name) }
+      })
+      const common = { watchConfig, watchTimeoutSeconds, pageSize: options.pageSize }
+      const bindings = runInformer({ ...common, path: `${base}/rolebindings`, fetchPage: fetchBindings, keep: keepBinding, sink: guard(bindingSink), onActivity: () => { activity.bindings = now() }, onSynced: () => { onSynced('bindings') } })
+      const roles = runInformer({ ...common, path: `${base}/roles`, fetchPage: fetchRoles, keep: slimRole, sink: guard(roleSink), onActivity: () => { activity.roles = now() }, onSynced: () => { onSynced('roles') } })
+      return {
+        // The first to fail fails the attempt; the other is stopped with it.
+        done: Promise.all([bindings.done, roles.done]).then(() => {}),
+        // The quieter of the two: a stalled Role watch is noticed even while bindings change.
+        lastActivity: () => Math.min(activity.bindings, activity.roles),
+        stop () {
+          bindings.stop()
+          roles.stop()
+        }
+      }
+    }
+  })
+
+  let explained = false
+  /** One notice per process about bindings that grant nothing, and about the compatibility setting. */
+  const explainOnce = (view: RoleIndex): void => {
+    if (explained) return
+    explained = true
+    const unused = view.unusedBindings()
+    if (unused.unmarkedRoles.length > 0) {
+      logger.warn({ roles: unused.unmarkedRoles.slice(0, 20) }, `RoleBindings in namespace ${namespace} refer to Roles without the Feast marker rule (${unused.unmarkedRoles.length}): they grant no Feast role. Re-apply the Roles rendered by \`feast-authz operator render\`, or set auth.allow_ruleless_roles: true to accept Feast-operator Roles that have no rules (see docs/kubernetes.md#feast-roles-and-the-marker-rule)`)
+    }
+    if (policy.allowRulelessRoles) {
+      logger.warn({}, `auth.allow_ruleless_roles is true: anyone who may create RoleBindings in namespace ${namespace} can give themselves any Feast role whose Role has no rules`)
+    }
+    if (unused.missingRoles.length > 0) {
+      logger.info({ roles: unused.missingRoles.slice(0, 20) }, `RoleBindings in namespace ${namespace} refer to Roles that do not exist (${unused.missingRoles.length}): they grant nothing`)
+    }
+    if (unused.clusterRoles.length > 0) {
+      logger.info({ clusterRoles: unused.clusterRoles.slice(0, 20) }, 'RoleBindings of the service namespace refer to ClusterRoles not listed in auth.cluster_roles: they grant no Feast role (see docs/kubernetes.md)')
+    }
+  }
+
+  let direct: { view: RoleView, expiresAt: number } | undefined
+  let directPending: Promise<RoleView> | undefined
+  const directView = async (): Promise<RoleView> => {
+    if (direct !== undefined && direct.expiresAt > now()) return direct.view
+    directPending ??= (async () => {
+      try {
+        const fresh = createRoleIndex(policy)
+        const [bindings, roles] = await Promise.all([
+          listAllPages(fetchBindings, (binding) => [binding.metadata?.name ?? '', keepBinding(binding)] as const, options.pageSize),
+          listAllPages(fetchRoles, (role) => [role.metadata?.name ?? '', slimRole(role)] as const, options.pageSize)
+        ])
+        fresh.replaceBindings(definedOnly(new Map(bindings.items)))
+        fresh.replaceRoles(new Map(roles.items))
+        explainOnce(fresh)
+        direct = { view: fresh, expiresAt: now() + directListTtlMs }
+        return fresh
+      } catch (error) {
+        throw report(error, { action: `list RoleBindings and Roles in namespace ${namespace}`, permission })
+      } finally {
+        directPending = undefined
+      }
+    })()
+    return await directPending
+  }
+
+  const viewNow = (): RoleView | undefined => {
+    if (supervisor.synced()) return index
+    // The grace period only covers a view that was once complete: never an index still empty.
+    const lost = supervisor.lostSyncAt()
+    if (supervisor.lastSyncAt() !== undefined && lost !== undefined && now() - lost < staleGraceMs) return index
+    return undefined
+  }
+
+  return {
+    start: supervisor.start,
+    settled: supervisor.settled,
+    viewNow,
+    view: async () => viewNow() ?? await directView(),
+    index,
+    status () {
+      const synced = supervisor.synced()
+      const lastSyncAt = supervisor.lastSyncAt()
+      return {
+        synced,
+        bindings: synced ? index.bindingCount : 0,
+        roles: synced ? index.roleCount : 0,
+        restarts: supervisor.restarts(),
+        lastSyncAt: lastSyncAt === undefined ? undefined : new Date(lastSyncAt).toISOString()
+      }
+    },
+    async stop () {
+      await supervisor.stop()
+      await directPending?.catch(() => {})
+    }
+  }
+}
+
+function definedOnly<K> (items: ReadonlyMap<string, K | undefined>): Map<string, K> {
+  const result = new Map<string, K>()
+  for (const [name, item] of items) if (item !== undefined) result.set(name, item)
+  return result
+}

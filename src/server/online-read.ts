@@ -1,0 +1,186 @@
+/**
+ * `POST /get-online-features`, framework-neutral, in the order that reveals nothing to a caller
+ * who may not read: (1) {@link readTarget} checks the body's JSON types and finds the resources
+ * it names (what the permission check needs, and nothing else); (2) the caller's server decides;
+ * (3) {@link readFeatures} validates the body against those resources (feature names, join keys,
+ * disabled views) and reads. A denied caller so never sees a join key or a feature list in an
+ * error. The Fastify reference server and the Express example of docs/reference-server.md both
+ * run these two steps.
+ */
+import type { Resource } from '../permissions/model.ts'
+import { notFound, unprocessable } from './http-error.ts'
+import { EPOCH, type OnlineStore } from './online-store.ts'
+import { splitRef } from './catalog-yaml.ts'
+import { serviceResource, viewResource, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
+
+/** An entity value: Feast's entity keys are scalars. */
+export type EntityValue = string | number | boolean | null
+
+/** A get-online-features body whose JSON types have been checked. */
+export interface GetOnlineFeaturesBody {
+  readonly features?: readonly string[]
+  readonly feature_service?: string
+  /** Join key columns: `{ driver_id: [1001, 1002] }`. */
+  readonly entities: Readonly<Record<string, readonly EntityValue[]>>
+  readonly full_feature_names?: boolean
+}
+
+/**
+ * What a get-online-features request names, found before any permission is looked at: the
+ * `resources` to check READ_ONLINE on, and what the read needs afterwards. Keep it for the
+ * request: the check and the read must see the same registry snapshot.
+ */
+export interface ReadTarget {
+  /**
+   * With `feature_service`: the service only (as Feast). With `features`: every feature view
+   * read and every feature view an on-demand view reads from, then the on-demand views.
+   */
+  readonly resources: readonly Resource[]
+  /** @internal The checked body. */
+  readonly body: GetOnlineFeaturesBody
+  /** @internal The service named, if any. */
+  readonly service: FeatureServiceDef | undefined
+  /** @internal The views the features come from, by name, as found before the check. */
+  readonly views: ReadonlyMap<string, FeatureViewDef | undefined>
+  /** @internal `[view, feature]` per requested feature, in request order. */
+  readonly refs: ReadonlyArray<readonly [string, string]>
+}
+
+/** Feast's get-online-features answer: one column per entity, then one per feature. */
+export interface OnlineFeaturesResponse {
+  readonly metadata: { readonly feature_names: readonly string[] }
+  readonly results: ReadonlyArray<{ readonly values: readonly unknown[], readonly statuses: readonly string[], readonly event_timestamps: readonly string[] }>
+}
+
+/**
+ * Step 1, before the permission check: the body's JSON types (422), the feature service or the
+ * feature views it names (404 for a name the registry does not have, as Feast answers, before any
+ * permission), and the resources to check. Nothing here depends on what those resources hold.
+ */
+export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarget {
+  const body = checkReadBody(input)
+  const views = new Map<string, FeatureViewDef | undefined>()
+  if (body.feature_service !== undefined) {
+    const service = registry.featureService(body.feature_service)
+    if (service === undefined) throw notFound(`feature service ${JSON.stringify(body.feature_service)} is not in the registry`)
+    // Looked up now (one snapshot), judged after the check: the service is all the caller may learn about.
+    for (const { view } of service.features) if (!views.has(view)) views.set(view, registry.featureView(view))
+    return { resources: [serviceResource(service, registry.project)], body, service, views, refs: service.features.map(({ view, feature }) => [view, feature]) }
+  }
+  const refs = (body.features ?? []).map((ref): [string, string] => {
+    const [view, feature] = splitRef(ref)
+    if (feature === undefined || feature === '' || view === '') throw unprocessable(`feature reference ${JSON.stringify(ref)} must be written "view:feature"`)
+    return [view, feature]
+  })
+  // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
+  // merged in where first met, then the on-demand views.
+  const read: FeatureViewDef[] = []
+  const onDemand: FeatureViewDef[] = []
+  const add = (view: FeatureViewDef): void => { if (!read.includes(view)) read.push(view) }
+  for (const [name] of refs) {
+    if (views.has(name)) continue
+    const view = registry.featureView(name)
+    if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
+    views.set(name, view)
+    if (view.kind !== 'OnDemandFeatureView') { add(view); continue }
+    onDemand.push(view)
+    for (const source of view.sources ?? []) {
+      const found = registry.featureView(source)
+      // Not named: the caller has not been checked on anything yet.
+      if (found === undefined) throw notFound(`on-demand feature view ${JSON.stringify(view.name)} reads a feature view that is not in the registry`)
+      add(found)
+    }
+  }
+  return { resources: [...read, ...onDemand].map((view) => viewResource(view, registry.project)), body, service: undefined, views, refs }
+}
+
+/**
+ * Step 3, after the permission check: validates the request against what it reads (features,
+ * join keys, equal column lengths, disabled views) and reads the values from `store`.
+ */
+export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
+  const { body, views } = target
+  const features = target.refs.map(([name, feature]) => {
+    const view = views.get(name)
+    if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
+    if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(name)} has no feature ${JSON.stringify(feature)}`)
+    return { view, feature }
+  })
+  const rowCount = columnLength(body.entities, 'entities')
+  for (const view of new Set(features.map((item) => item.view))) {
+    if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
+    for (const key of view.entities) {
+      if (!Object.hasOwn(body.entities, key)) throw unprocessable(`entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
+    }
+  }
+  const entityNames = Object.keys(body.entities)
+  const rows = Array.from({ length: rowCount }, (_, i) => i)
+  const results = entityNames.map((name) => ({
+    values: [...(body.entities[name] ?? [])] as unknown[],
+    statuses: rows.map(() => 'PRESENT'),
+    event_timestamps: rows.map(() => EPOCH)
+  }))
+  for (const { view, feature } of features) {
+    const column = { values: [] as unknown[], statuses: [] as string[], event_timestamps: [] as string[] }
+    for (const i of rows) {
+      const stored = store.read(view, view.entities.map((key) => body.entities[key]?.[i]))
+      const present = stored !== undefined && Object.hasOwn(stored.values, feature)
+      column.values.push(present ? stored.values[feature] : null)
+      column.statuses.push(present ? 'PRESENT' : 'NOT_FOUND')
+      column.event_timestamps.push(present ? stored.eventTimestamp : EPOCH)
+    }
+    results.push(column)
+  }
+  const featureNames = features.map(({ view, feature }) => body.full_feature_names === true ? `${view.name}__${feature}` : feature)
+  return { metadata: { feature_names: [...entityNames, ...featureNames] }, results }
+}
+
+/** Every column of a data frame must have the same length; the number of rows. */
+export function columnLength (frame: Readonly<Record<string, readonly unknown[]>>, field: string): number {
+  let length: number | undefined
+  for (const [column, values] of Object.entries(frame)) {
+    if (length === undefined) length = values.length
+    else if (values.length !== length) throw unprocessable(`${field}: every column must have the same length (${JSON.stringify(column)} has ${values.length}, expected ${length})`)
+  }
+  return length ?? 0
+}
+
+/**
+ * The body's JSON types, checked in one flat pass (no recursion: a 10,000-level array is refused
+ * at its first level). Unknown keys are ignored, as Feast's server ignores them.
+ */
+export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
+  if (!isObject(input)) throw unprocessable(`the body must be a JSON object, got ${jsonType(input)}`)
+  const body = input as Record<string, unknown>
+  const { features, feature_service: service, entities, full_feature_names: fullNames } = body
+  if (features !== undefined) {
+    if (!Array.isArray(features) || features.length === 0) throw unprocessable(`"features" must be a non-empty list of "view:feature" strings, got ${jsonType(features)}`)
+    features.forEach((ref, i) => { if (typeof ref !== 'string' || ref === '') throw unprocessable(`features[${i}] must be a non-empty string, got ${jsonType(ref)}`) })
+  }
+  if (service !== undefined && (typeof service !== 'string' || service === '')) throw unprocessable(`"feature_service" must be a non-empty string, got ${jsonType(service)}`)
+  if ((features === undefined) === (service === undefined)) throw unprocessable('give exactly one of "features" (a list of "view:feature" references) and "feature_service"')
+  if (entities === undefined) throw unprocessable('the body must have "entities": { join key: [values] }')
+  if (!isObject(entities) || Object.keys(entities).length === 0) throw unprocessable(`"entities" must be an object of columns { join key: [values] } with at least one column, got ${jsonType(entities)}`)
+  for (const [column, values] of Object.entries(entities)) {
+    if (!Array.isArray(values)) throw unprocessable(`entities.${column} must be a list of values, got ${jsonType(values)}`)
+    values.forEach((value, i) => { if (!isScalar(value)) throw unprocessable(`entities.${column}[${i}] must be a string, number, boolean or null (an entity key), got ${jsonType(value)}`) })
+  }
+  if (fullNames !== undefined && typeof fullNames !== 'boolean') throw unprocessable(`"full_feature_names" must be true or false, got ${jsonType(fullNames)}`)
+  return body as unknown as GetOnlineFeaturesBody
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isScalar (value: unknown): value is EntityValue {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+}
+
+/** The JSON type of a value, never the value itself (it may be huge, or deeply nested). */
+function jsonType (value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}

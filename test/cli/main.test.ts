@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import { main } from '../../src/cli/main.ts'
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+async function feastAuthz (...argv: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(argv, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
+  return { code, stdout, stderr }
+}
+
+describe('feast-authz (the command dispatcher)', () => {
+  test('--version prints the package version and exits 0', async () => {
+    assert.deepEqual(await feastAuthz('--version'), { code: 0, stdout: `${VERSION}\n`, stderr: '' })
+  })
+
+  test('a misspelt command exits 2 with a did-you-mean on one line', async () => {
+    const { code, stdout, stderr } = await feastAuthz('inspct', '--token', 'x')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr, 'feast-authz: unknown command "inspct" (did you mean inspect?)\nRun `feast-authz --help` for the commands.\n')
+  })
+
+  test('an unknown option before the command exits 2 naming it', async () => {
+    const { code, stderr } = await feastAuthz('--versoin')
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz: unknown option "--versoin"/)
+  })
+
+  test('--help lists the commands and the exit codes every command uses', async () => {
+    const { code, stdout } = await feastAuthz('--help')
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}inspect +/m)
+    assert.match(stdout, /Exit codes: 0 success or allowed, 1 rejected or denied, 2 usage or configuration error,\n3 could not decide/)
+  })
+
+  for (const command of ['inspect', 'check', 'token', 'serve', 'registry', 'operator']) {
+    test(`${command} --help states the exit codes`, async () => {
+      const { code, stdout } = await feastAuthz(command, '--help')
+      assert.equal(code, 0)
+      assert.match(stdout, /[Ee]xit/)
+    })
+  }
+})

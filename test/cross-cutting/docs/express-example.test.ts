@@ -1,0 +1,70 @@
+/**
+ * The Express example of docs/reference-server.md ("The same checks in Express") runs as written
+ * (imports pointed at the sources, files at the scenario's store, a free port) and holds every
+ * get-online-features case the Fastify reference server holds (test/server/feast-checks.test.ts).
+ */
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { after, before, describe, test } from 'node:test'
+import { DOCS, markedBlocks, REPO } from '../../helpers/markdown.ts'
+import { defineReadChecks, issueTokens, writeStore, type StoreFiles, type User } from '../../helpers/feast-checks.ts'
+import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+
+const IMPORTS: Record<string, string> = {
+  express: import.meta.resolve('express'),
+  'feast-authz/express': pathToFileURL(join(REPO, 'src/adapters/express.ts')).href,
+  'feast-authz/server': pathToFileURL(join(REPO, 'src/server/index.ts')).href
+}
+
+let provider: TestProvider
+let store: StoreFiles
+let tokens: Record<User, string>
+let example: { server: Server, authz: { close: () => Promise<void> } }
+let base: string
+
+before(async () => {
+  provider = await startOidcProvider()
+  tokens = await issueTokens(provider)
+  store = writeStore(provider)
+  const block = markedBlocks(join(DOCS, 'reference-server.md')).find((candidate) => candidate.kind === 'guide-example' && candidate.name === 'express-online-read')
+  assert.ok(block !== undefined, 'docs/reference-server.md has no <!-- guide-example: express-online-read -->')
+  let source = block.text.replace(/from '([^']+)'/g, (_whole, specifier: string) => {
+    const target = IMPORTS[specifier]
+    assert.ok(target !== undefined, `the example imports ${specifier}, which this test does not map`)
+    return `from '${target}'`
+  })
+  for (const [file, path] of [['feature_store.yaml', store.config], ['permissions.yaml', store.permissions], ['registry.yaml', store.registry]]) {
+    source = source.split(`'./${file}'`).join(`'${path}'`)
+  }
+  const listen = /^app\.listen\(6566\)$/m
+  assert.match(source, listen, 'the example no longer ends with app.listen(6566)')
+  source = source.replace(listen, "export const server = app.listen(0, '127.0.0.1')\nexport { authz }")
+  const path = join(store.dir, 'express-example.mts')
+  writeFileSync(path, source)
+  example = await import(pathToFileURL(path).href) as typeof example
+  if (!example.server.listening) await new Promise((resolve) => example.server.once('listening', resolve))
+  base = `http://127.0.0.1:${(example.server.address() as AddressInfo).port}`
+})
+
+after(async () => {
+  if (example !== undefined) {
+    await new Promise<void>((resolve) => { example.server.close(() => { resolve() }) })
+    await example.authz.close()
+  }
+  await provider?.close()
+  store?.cleanup()
+})
+
+describe('the Express example: POST /get-online-features checks what Feast checks, in Feast\'s order', () => {
+  for (const [name, check] of Object.entries(defineReadChecks(() => ({ base, tokens })))) test(name, check)
+
+  test('without a token: 401 before the body is read', async () => {
+    const response = await fetch(`${base}/get-online-features`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' })
+    assert.equal(response.status, 401)
+    assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer /)
+  })
+})

@@ -1,0 +1,252 @@
+/**
+ * One scenario for "the reference server checks what Feast's feature server checks, in the same
+ * order" (issue 17), served by both the Fastify reference server and the Express example of
+ * docs/reference-server.md: a store directory (feature_store.yaml, permissions.yaml,
+ * registry.yaml), users with one role each, and a caller for either server's URL.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { stringify } from 'yaml'
+import { oidcAuth } from './authz-app.ts'
+import type { TestProvider } from './oidc-provider.ts'
+
+/** Views of a credit-scoring project, one per case Feast treats apart. */
+export const REGISTRY_YAML = `
+project: credit
+feature_views:
+  - name: credit_history
+    entities: [dob_ssn]
+    features: [credit_card_due, missed_payments]
+  - name: zipcode_features
+    entities: [zipcode]
+    features: [population]
+  - name: live_payments
+    kind: StreamFeatureView
+    entities: [dob_ssn]
+    features: [payments_today]
+  - name: batch_scores
+    kind: BatchFeatureView
+    entities: [dob_ssn]
+    features: [score]
+  - name: offline_only
+    entities: [dob_ssn]
+    features: [archived]
+    online: false
+  - name: retired_scores
+    entities: [dob_ssn]
+    features: [old_score]
+    enabled: false
+  - name: transaction_gt_last_credit_card_due
+    kind: OnDemandFeatureView
+    entities: [dob_ssn]
+    features: [transaction_gt_last_credit_card_due]
+    sources: [credit_history]
+    write_to_online_store: true
+  - name: zipcode_density
+    kind: OnDemandFeatureView
+    entities: [zipcode]
+    features: [density]
+    sources: [zipcode_features]
+  - name: loan_labels
+    kind: LabelView
+    entities: [dob_ssn]
+    features: [defaulted]
+feature_services:
+  - name: credit_service
+    features: [credit_history:credit_card_due, transaction_gt_last_credit_card_due]
+sample_rows:
+  credit_history:
+    - {dob_ssn: "19530219_5179", credit_card_due: 8419, missed_payments: 1}
+  transaction_gt_last_credit_card_due:
+    - {dob_ssn: "19530219_5179", transaction_gt_last_credit_card_due: false}
+`
+
+const role = (name: string, roles: readonly string[], types: readonly string[], actions: readonly string[], namePatterns?: readonly string[]): Record<string, unknown> => ({
+  name, types, actions, ...(namePatterns === undefined ? {} : { name_patterns: namePatterns }), policy: { role_based_policy: { roles } }
+})
+
+/** Each role holds exactly what its name says. */
+export const PERMISSIONS = [
+  role('reader', ['reader'], ['FeatureView', 'OnDemandFeatureView', 'LabelView', 'FeatureService'], ['READ_ONLINE']),
+  role('on-demand-only', ['odfv_reader'], ['OnDemandFeatureView'], ['READ_ONLINE']),
+  role('zipcode-only', ['zip_reader'], ['FeatureView', 'OnDemandFeatureView'], ['READ_ONLINE'], ['zipcode_.*']),
+  role('service-only', ['service_reader'], ['FeatureService'], ['READ_ONLINE']),
+  role('writer', ['writer'], ['FeatureView', 'OnDemandFeatureView', 'LabelView'], ['WRITE_ONLINE']),
+  role('describer', ['describer'], ['FeatureView', 'OnDemandFeatureView', 'LabelView'], ['DESCRIBE'])
+]
+
+export const USERS = ['reader', 'odfv_reader', 'zip_reader', 'service_reader', 'writer', 'describer', 'nobody'] as const
+export type User = typeof USERS[number]
+
+export interface StoreFiles {
+  readonly dir: string
+  readonly config: string
+  readonly permissions: string
+  readonly registry: string
+  cleanup (): void
+}
+
+/** Writes the scenario's files for an OIDC store whose provider is `provider`. */
+export function writeStore (provider: TestProvider): StoreFiles {
+  const dir = mkdtempSync(join(tmpdir(), 'feast-authz-checks-'))
+  const files = { config: join(dir, 'feature_store.yaml'), permissions: join(dir, 'permissions.yaml'), registry: join(dir, 'registry.yaml') }
+  writeFileSync(files.config, stringify({ project: 'credit', auth: oidcAuth(provider) }))
+  writeFileSync(files.permissions, stringify(PERMISSIONS))
+  writeFileSync(files.registry, REGISTRY_YAML)
+  return { dir, ...files, cleanup: () => { rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** A token per user, each with the one role named like it (`nobody` has none). */
+export async function issueTokens (provider: TestProvider): Promise<Record<User, string>> {
+  const tokens = {} as Record<User, string>
+  for (const user of USERS) {
+    tokens[user] = await provider.issue({ preferred_username: user, resource_access: { [provider.clientId]: { roles: user === 'nobody' ? [] : [user] } } })
+  }
+  return tokens
+}
+
+export interface Reply { readonly status: number, readonly body: any, readonly text: string }
+
+/** Posts a JSON body (an object, or raw text) as `user`. */
+export async function postAs (base: string, token: string, path: string, body: unknown): Promise<Reply> {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body)
+  })
+  const text = await response.text()
+  let parsed: unknown
+  try { parsed = JSON.parse(text) } catch { parsed = undefined }
+  return { status: response.status, body: parsed, text }
+}
+
+/** A JSON text of `depth` nested lists around `1`: built as text, it needs no recursion. */
+export function nestedList (depth: number): string {
+  return `${'['.repeat(depth)}1${']'.repeat(depth)}`
+}
+
+export interface Served {
+  readonly base: string
+  readonly tokens: Record<User, string>
+}
+
+const READ_CREDIT = { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] } }
+const READ_ON_DEMAND = { features: ['transaction_gt_last_credit_card_due:transaction_gt_last_credit_card_due'], entities: { dob_ssn: ['19530219_5179'] } }
+const SERVICE = { feature_service: 'credit_service', entities: { dob_ssn: ['19530219_5179'] } }
+
+/**
+ * The get-online-features cases every server of the scenario must hold (Fastify reference server
+ * and Express example alike); `served()` is called inside each test, once the server is up.
+ */
+export function defineReadChecks (served: () => Served): Record<string, () => Promise<void>> {
+  const post = async (user: User, body: unknown): Promise<Reply> => {
+    const { base, tokens } = served()
+    return await postAs(base, tokens[user], '/get-online-features', body)
+  }
+  const assertDenied = (reply: Reply, resource: string, ...secrets: string[]): void => {
+    assert.equal(reply.status, 403, reply.text)
+    assert.equal(reply.body.message, `Permission denied: [READ_ONLINE] on ${resource}`)
+    for (const secret of secrets) assert.ok(!reply.text.includes(secret), `the 403 reveals ${secret}: ${reply.text}`)
+  }
+  return {
+    'READ_ONLINE on an on-demand view alone does not read it: the feature view it reads is checked too': async () => {
+      assertDenied(await post('odfv_reader', READ_ON_DEMAND), 'FeatureView:credit_history')
+    },
+    'with READ_ONLINE on the on-demand view and its source, the on-demand view is read': async () => {
+      const reply = await post('reader', READ_ON_DEMAND)
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [['19530219_5179'], [false]])
+    },
+    'a permission scoped by name covers an on-demand view only together with its source': async () => {
+      const reply = await post('zip_reader', { features: ['zipcode_density:density'], entities: { zipcode: [94107] } })
+      assert.equal(reply.status, 200, reply.text)
+      assertDenied(await post('zip_reader', READ_ON_DEMAND), 'FeatureView:credit_history')
+    },
+    'with a feature service, the service alone is checked, as in Feast': async () => {
+      const reply = await post('service_reader', SERVICE)
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due', 'transaction_gt_last_credit_card_due'])
+      assertDenied(await post('service_reader', READ_CREDIT), 'FeatureView:credit_history')
+    },
+    'a denied caller with incomplete entities gets 403, never a 422 naming the join key': async () => {
+      assertDenied(await post('zip_reader', { ...READ_CREDIT, entities: { zipcode: [94107] } }), 'FeatureView:credit_history', 'dob_ssn')
+      assertDenied(await post('odfv_reader', { ...READ_ON_DEMAND, entities: { zipcode: [94107] } }), 'FeatureView:credit_history', 'dob_ssn')
+    },
+    'a denied caller asking for a feature the view lacks gets 403, never a 404 listing its features': async () => {
+      assertDenied(await post('zip_reader', { ...READ_CREDIT, features: ['credit_history:no_such_feature'] }), 'FeatureView:credit_history', 'no_such_feature', 'credit_card_due')
+    },
+    'a denied caller gets 403 on a feature service however its entities are wrong': async () => {
+      const reply = await post('odfv_reader', { ...SERVICE, entities: { zipcode: [1, 2], other: [3] } })
+      assert.equal(reply.status, 403, reply.text)
+      assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:credit_service')
+    },
+    'an allowed caller learns what is wrong: a missing join key is 422, an unknown feature 404': async () => {
+      const missing = await post('reader', { ...READ_CREDIT, entities: { zipcode: [94107] } })
+      assert.equal(missing.status, 422, missing.text)
+      assert.match(missing.body.message, /entities has no column "dob_ssn", the join key of feature view "credit_history"/)
+      const unknown = await post('reader', { ...READ_CREDIT, features: ['credit_history:no_such_feature'] })
+      assert.equal(unknown.status, 404, unknown.text)
+      assert.match(unknown.body.message, /feature view "credit_history" has no feature "no_such_feature"/)
+    },
+    'a disabled view serves nothing (422), and says so only to a caller who may read it': async () => {
+      const body = { features: ['retired_scores:old_score'], entities: { dob_ssn: ['19530219_5179'] } }
+      const allowed = await post('reader', body)
+      assert.equal(allowed.status, 422, allowed.text)
+      assert.match(allowed.body.message, /"retired_scores" is disabled/)
+      assertDenied(await post('zip_reader', body), 'FeatureView:retired_scores', 'disabled')
+    },
+    'a label view is read with READ_ONLINE on LabelView': async () => {
+      const reply = await post('reader', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['19530219_5179'] } })
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.results[1].statuses, ['NOT_FOUND'])
+      assertDenied(await post('odfv_reader', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['19530219_5179'] } }), 'LabelView:loan_labels')
+    },
+    'entity values are scalars: a list nested 10,000 levels deep is a 422 from the body check, for anyone': async () => {
+      for (const user of ['reader', 'nobody'] as const) {
+        const reply = await post(user, `{"features":["credit_history:credit_card_due"],"entities":{"dob_ssn":[${nestedList(10_000)}]}}`)
+        assert.equal(reply.status, 422, reply.text)
+        assert.match(reply.body.message, /entities\.dob_ssn\[0\] must be a string, number, boolean or null/)
+      }
+    },
+    'deep nesting anywhere in the body is a 4xx, never a 500': async () => {
+      const deep = nestedList(10_000)
+      for (const text of [
+        deep,
+        `{"features":${deep},"entities":{"dob_ssn":["x"]}}`,
+        `{"features":[${deep}],"entities":{"dob_ssn":["x"]}}`,
+        `{"feature_service":${deep},"entities":{"dob_ssn":["x"]}}`,
+        `{"features":["credit_history:credit_card_due"],"entities":${deep}}`,
+        `{"features":["credit_history:credit_card_due"],"entities":{"dob_ssn":["x"]},"full_feature_names":${deep}}`
+      ]) {
+        const reply = await post('reader', text)
+        assert.ok(reply.status >= 400 && reply.status < 500, `${reply.status} for ${text.slice(0, 60)}: ${reply.text}`)
+        assert.equal(typeof reply.body?.message, 'string', reply.text)
+      }
+      // An unknown key is ignored, as Feast's server ignores it, however deep it goes.
+      const ignored = await post('reader', `{"features":["credit_history:credit_card_due"],"entities":{"dob_ssn":["x"]},"extra":${deep}}`)
+      assert.equal(ignored.status, 200, ignored.text)
+    },
+    'no body of any shape makes the server fail (property)': async () => {
+      const value = fc.letrec((tie) => ({
+        json: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(),
+          fc.constantFrom('credit_history:credit_card_due', 'transaction_gt_last_credit_card_due:transaction_gt_last_credit_card_due', 'credit_service', 'dob_ssn', '__proto__', 'constructor'),
+          fc.array(tie('json'), { maxLength: 4 }), fc.dictionary(fc.constantFrom('dob_ssn', 'zipcode', '__proto__', 'constructor', 'x'), tie('json'), { maxKeys: 3 }))
+      })).json
+      const body = fc.oneof(
+        value,
+        fc.record({ features: value, feature_service: value, entities: value, full_feature_names: value }, { requiredKeys: [] }),
+        fc.record({ features: fc.array(fc.constantFrom(...READ_CREDIT.features, ...READ_ON_DEMAND.features, 'credit_history:x', ':', 'x'), { maxLength: 3 }), entities: fc.dictionary(fc.constantFrom('dob_ssn', 'zipcode'), fc.array(value, { maxLength: 3 })) })
+      )
+      await fc.assert(fc.asyncProperty(fc.constantFrom(...USERS), body, fc.integer({ min: 0, max: 3000 }), async (user, candidate, depth) => {
+        // Some bodies get a deep list spliced in where a value was.
+        const text = depth > 1000 ? JSON.stringify(candidate).replace(/null|true|false/, nestedList(depth)) : JSON.stringify(candidate)
+        const reply = await post(user, text)
+        assert.ok(reply.status < 500, `${reply.status} for ${text.slice(0, 200)}: ${reply.text}`)
+        assert.equal(typeof reply.body, 'object', reply.text)
+      }), { numRuns: 150 })
+    }
+  }
+}

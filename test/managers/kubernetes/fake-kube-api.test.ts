@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict'
+import https from 'node:https'
+import { after, before, describe, test } from 'node:test'
+import { API_SERVER_AUDIENCE, FakeInvalidError, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+
+interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: any }
+
+/** One request to the double, as a client with the service's credential makes it. */
+async function request (api: FakeKubeApi, path: string, body?: unknown): Promise<Answer> {
+  return await new Promise((resolve, reject) => {
+    const req = https.request(`${api.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      ca: api.caPem,
+      headers: { authorization: `Bearer ${api.serviceToken}`, 'content-type': 'application/json' }
+    }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { text += chunk })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }) })
+    })
+    req.on('error', reject)
+    req.end(body === undefined ? undefined : JSON.stringify(body))
+  })
+}
+
+/** The first `count` lines of a watch stream, then the stream is closed. */
+async function watchLines (api: FakeKubeApi, path: string, count: number, waitMs = 300): Promise<any[]> {
+  return await new Promise((resolve, reject) => {
+    const lines: any[] = []
+    const req = https.get(`${api.url}${path}`, { ca: api.caPem, headers: { authorization: `Bearer ${api.serviceToken}` } }, (res) => {
+      let buffer = ''
+      const finish = (): void => { clearTimeout(timer); req.destroy(); resolve(lines) }
+      const timer = setTimeout(finish, waitMs)
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        buffer += chunk
+        let newline
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+          lines.push(JSON.parse(buffer.slice(0, newline)))
+          buffer = buffer.slice(newline + 1)
+          if (lines.length >= count) finish()
+        }
+      })
+      res.on('end', finish)
+    })
+    req.on('error', (error) => { if (lines.length < count) reject(error) })
+  })
+}
+
+const review = (token: string, audiences?: string[]): Record<string, unknown> => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences === undefined ? {} : { audiences }) } })
+const BINDINGS = '/apis/rbac.authorization.k8s.io/v1/namespaces/feast/rolebindings'
+
+describe('the fake Kubernetes API server is as strict as a real one', () => {
+  let api: FakeKubeApi
+  before(async () => { api = await startFakeKubeApi({ namespace: 'feast' }) })
+  after(async () => { await api?.close() })
+
+  describe('TokenReview', () => {
+    test('a service-account token past its exp is not authenticated', async () => {
+      const token = serviceAccountJwt('apps', 'late', { exp: Math.floor(Date.now() / 1000) - 10 })
+      api.addToken(token, serviceAccountIdentity('apps', 'late'))
+      const { body } = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token))
+      assert.equal(body.status.authenticated, undefined)
+      assert.match(body.status.error, /expired/)
+    })
+
+    test('a token before its nbf is not authenticated', async () => {
+      const token = serviceAccountJwt('apps', 'early', { nbf: Math.floor(Date.now() / 1000) + 600 })
+      api.addToken(token, serviceAccountIdentity('apps', 'early'))
+      const { body } = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token))
+      assert.equal(body.status.authenticated, undefined)
+    })
+
+    test('a token bound to one audience is refused for another and confirmed for its own', async () => {
+      const token = serviceAccountJwt('apps', 'bound', { aud: ['feast-a'] })
+      api.addToken(token, serviceAccountIdentity('apps', 'bound'))
+      const other = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token, ['feast-b']))
+      assert.equal(other.body.status.authenticated, undefined)
+      assert.match(other.body.status.error, /audiences/)
+      const implicit = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token))
+      assert.equal(implicit.body.status.authenticated, undefined, 'no audience in the review means the API server\'s own')
+      const own = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token, ['feast-b', 'feast-a']))
+      assert.deepEqual(own.body.status.audiences, ['feast-a'])
+    })
+
+    test('a service-account review reports the pod and credential id in status.user.extra', async () => {
+      const token = serviceAccountJwt('apps', 'podded')
+      const identity = serviceAccountIdentity('apps', 'podded')
+      api.addToken(token, identity)
+      const { status, body } = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token))
+      assert.equal(status, 201)
+      assert.equal(body.status.authenticated, true)
+      assert.deepEqual(body.status.audiences, [API_SERVER_AUDIENCE])
+      assert.deepEqual(body.status.user.extra['authentication.kubernetes.io/pod-name'], [identity.pod!.name])
+      assert.match(body.status.user.extra['authentication.kubernetes.io/credential-id'][0], /^JTI=/)
+    })
+
+    test('an audience-unaware authenticator answering other audiences makes the review a 500', async () => {
+      api.addToken('webhook-token', { username: 'jane', webhookAudiences: ['somewhere-else'] })
+      const { status, body } = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review('webhook-token', ['feast']))
+      assert.equal(status, 500)
+      assert.match(body.message, /error validating audiences/)
+    })
+  })
+
+  describe('watch', () => {
+    test('a watch from resourceVersion 0 starts with synthetic ADDED events of the current state, without history and without a bookmark', async () => {
+      api.putRoleBinding(roleBinding('feast', 'w-gone', 'reader', [{ kind: 'User', name: 'x' }]))
+      api.deleteRoleBinding('feast', 'w-gone')
+      api.putRoleBinding(roleBinding('feast', 'w-kept', 'reader', [{ kind: 'User', name: 'x' }]))
+      const lines = await watchLines(api, `${BINDINGS}?watch=true&allowWatchBookmarks=true&resourceVersion=0`, 50)
+      assert.ok(lines.length > 0)
+      assert.ok(lines.every((line) => line.type === 'ADDED'), `only ADDED events: ${lines.map((line) => line.type).join(',')}`)
+      assert.ok(lines.some((line) => line.object.metadata.name === 'w-kept'))
+      assert.ok(!lines.some((line) => line.object.metadata.name === 'w-gone'))
+    })
+
+    test('a watch from a version newer than the current one is a 504 "Too large resource version"', async () => {
+      const { status, body } = await request(api, `${BINDINGS}?watch=true&resourceVersion=999999999`)
+      assert.equal(status, 504)
+      assert.match(body.message, /Too large resource version/)
+    })
+
+    test('a compacted version gives an ERROR event with a 410 Status', async () => {
+      const list = await request(api, BINDINGS)
+      api.compact()
+      const lines = await watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${list.body.metadata.resourceVersion as string}`, 1)
+      assert.equal(lines[0].type, 'ERROR')
+      assert.equal(lines[0].object.code, 410)
+    })
+
+    test('an injected 429 carries Retry-After, as API Priority and Fairness answers', async () => {
+      api.setFault('rolebindings', { status: 429 })
+      try {
+        const { status, headers } = await request(api, BINDINGS)
+        assert.equal(status, 429)
+        assert.equal(headers['retry-after'], '1')
+      } finally {
+        api.setFault('rolebindings', undefined)
+      }
+    })
+  })
+
+  describe('objects', () => {
+    test('roleRef cannot change in place: 422 Invalid', () => {
+      api.putRoleBinding(roleBinding('feast', 'fixed', 'reader', [{ kind: 'User', name: 'x' }]))
+      assert.throws(() => api.putRoleBinding(roleBinding('feast', 'fixed', 'writer', [{ kind: 'User', name: 'x' }])), (error: unknown) =>
+        error instanceof FakeInvalidError && error.code === 422 && /cannot change roleRef/.test(error.message))
+    })
+
+    test('a Group subject without the RBAC apiGroup is refused', () => {
+      assert.throws(() => api.putRoleBinding({ metadata: { name: 'bad-group', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Group', name: 'g' }] }), FakeInvalidError)
+    })
+
+    test('stored objects are realistically sized: UUID uid, labels, annotations, managedFields', async () => {
+      const stored = api.putRoleBinding(roleBinding('feast', 'sized', 'reader', [{ kind: 'User', name: 'x' }]))
+      assert.match(stored.metadata.uid!, /^[0-9a-f]{8}-[0-9a-f]{4}-/)
+      assert.ok(stored.metadata.managedFields!.length > 0)
+      const { body } = await request(api, `${BINDINGS}/sized`)
+      assert.equal(body.kind, 'RoleBinding')
+      assert.ok(JSON.stringify(body).length > 600, 'as large as a real kubectl-applied binding')
+    })
+
+    test('lists page with limit and continue over one snapshot', async () => {
+      for (let i = 0; i < 5; i++) api.putRoleBinding(roleBinding('feast', `page-${i}`, 'reader', [{ kind: 'User', name: 'x' }]))
+      const first = await request(api, `${BINDINGS}?limit=2`)
+      assert.equal(first.body.items.length, 2)
+      assert.ok(first.body.metadata.continue)
+      api.putRoleBinding(roleBinding('feast', 'page-late', 'reader', [{ kind: 'User', name: 'x' }]))
+      const names: string[] = first.body.items.map((item: any) => item.metadata.name)
+      let token: string | undefined = first.body.metadata.continue
+      while (token !== undefined) {
+        const page = await request(api, `${BINDINGS}?limit=2&continue=${token}`)
+        assert.equal(page.body.metadata.resourceVersion, first.body.metadata.resourceVersion)
+        names.push(...page.body.items.map((item: any) => item.metadata.name))
+        token = page.body.metadata.continue
+      }
+      assert.ok(!names.includes('page-late'), 'a later object is not in the snapshot')
+      assert.equal(new Set(names).size, names.length)
+    })
+
+    test('a continue token from before a compaction is a 410', async () => {
+      const first = await request(api, `${BINDINGS}?limit=1`)
+      api.compact()
+      const next = await request(api, `${BINDINGS}?limit=1&continue=${first.body.metadata.continue as string}`)
+      assert.equal(next.status, 410)
+    })
+  })
+})

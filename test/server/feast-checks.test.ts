@@ -1,0 +1,133 @@
+/**
+ * The reference server checks at least what Feast's feature server checks, in the same order
+ * (issue 17): on-demand views and their sources, 403 before anything about a resource is
+ * revealed, scalar entity values, Feast's default materialization set and registry listing. Over
+ * HTTP, with real tokens; the same get-online-features cases run against the Express example
+ * (test/cross-cutting/docs/express-example.test.ts).
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { buildReferenceServer } from '../../src/server/app.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import { defineReadChecks, issueTokens, nestedList, postAs, writeStore, type StoreFiles, type User } from '../helpers/feast-checks.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+
+let provider: TestProvider
+let store: StoreFiles
+let app: FastifyInstance
+let base: string
+let tokens: Record<User, string>
+
+before(async () => {
+  provider = await startOidcProvider()
+  tokens = await issueTokens(provider)
+  store = writeStore(provider)
+  app = await buildReferenceServer({ config: store.config, permissions: store.permissions, registry: loadYamlCatalogFile(store.registry) })
+  base = await app.listen({ host: '127.0.0.1', port: 0 })
+})
+
+after(async () => {
+  await app?.close()
+  await provider?.close()
+  store?.cleanup()
+})
+
+const post = async (user: User, path: string, body: unknown) => await postAs(base, tokens[user], path, body)
+
+describe('Fastify reference server: POST /get-online-features checks what Feast checks, in Feast\'s order', () => {
+  for (const [name, check] of Object.entries(defineReadChecks(() => ({ base, tokens })))) test(name, check)
+})
+
+describe('Fastify reference server: the order of the answers', () => {
+  test('the body\'s JSON types come before the project is looked up: 422, then 404 for an unknown project', async () => {
+    assert.equal((await post('reader', '/get-online-features?project=nope', { features: 'x', entities: {} })).status, 422)
+    const unknown = await post('reader', '/get-online-features?project=nope', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['1'] } })
+    assert.equal(unknown.status, 404)
+    assert.match(unknown.body.message, /project "nope" is not in the registry/)
+  })
+})
+
+describe('Fastify reference server: data frames', () => {
+  test('a join key value that is a list is 422 for a caller who may write, 403 for one who may not', async () => {
+    const body = { feature_view_name: 'credit_history', df: { dob_ssn: [['19530219_5179']], credit_card_due: [1] } }
+    const allowed = await post('writer', '/write-to-online-store', body)
+    assert.equal(allowed.status, 422, allowed.text)
+    assert.match(allowed.body.message, /df\.dob_ssn\[0\] must be a string, number, boolean or null/)
+    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+  })
+
+  test('feature values may be lists and maps (Feast\'s collection types) and are read back as written', async () => {
+    const written = await post('writer', '/write-to-online-store', { feature_view_name: 'credit_history', df: { dob_ssn: ['1'], credit_card_due: [[1, 2]], missed_payments: [{ a: [1] }] } })
+    assert.equal(written.status, 200, written.text)
+    const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due', 'credit_history:missed_payments'], entities: { dob_ssn: ['1'] } })
+    assert.deepEqual(read.body.results.slice(1).map((column: { values: unknown[] }) => column.values), [[[1, 2]], [{ a: [1] }]])
+  })
+
+  test('data frame values may nest 32 levels (Feast\'s JSON values), not 33', async () => {
+    const write = async (depth: number) => await post('writer', '/write-to-online-store', `{"feature_view_name":"credit_history","df":{"dob_ssn":["1"],"credit_card_due":[${nestedList(depth)}]}}`)
+    assert.equal((await write(32)).status, 200)
+    const deeper = await write(33)
+    assert.equal(deeper.status, 422, deeper.text)
+    assert.equal(deeper.body.message, 'df.credit_card_due: a value nests more than 32 levels deep')
+  })
+
+  test('a value nested 10,000 levels deep in a data frame is a 422 from the body check on every writing route, for anyone', async () => {
+    const deep = nestedList(10_000)
+    for (const [path, text] of [
+      ['/write-to-online-store', `{"feature_view_name":"credit_history","df":{"dob_ssn":["1"],"credit_card_due":[${deep}]}}`],
+      ['/write-to-online-store', `{"feature_view_name":"credit_history","df":{"dob_ssn":[${deep}]}}`],
+      ['/push', `{"push_source_name":"any","df":{"dob_ssn":[${deep}]}}`],
+      ['/materialize', `{"start_ts":"2026-11-01T00:00:00Z","end_ts":"2026-11-02T00:00:00Z","feature_views":${deep}}`]
+    ] as const) {
+      for (const user of ['writer', 'nobody'] as const) {
+        const reply = await post(user, path, text)
+        assert.equal(reply.status, 422, `${path}: ${reply.text}`)
+      }
+    }
+  })
+})
+
+describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
+  const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
+
+  test('without a view list: online, enabled feature, batch and stream views, and enabled on-demand views that write online', async () => {
+    const reply = await post('writer', '/materialize', WINDOW)
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['credit_history', 'zipcode_features', 'live_payments', 'batch_scores', 'transaction_gt_last_credit_card_due'])
+    const incremental = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts })
+    assert.deepEqual(incremental.body.materialized, reply.body.materialized)
+  })
+
+  test('a named view Feast would not materialize is 422 for a caller who may write it', async () => {
+    for (const [name, reason] of [['retired_scores', /is disabled/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]] as const) {
+      const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: [name] })
+      assert.equal(reply.status, 422, `${name}: ${reply.text}`)
+      assert.match(reply.body.message, reason)
+    }
+  })
+
+  test('... and 403, saying nothing more, for a caller who may not', async () => {
+    for (const name of ['retired_scores', 'zipcode_density', 'loan_labels']) {
+      const reply = await post('reader', '/materialize', { ...WINDOW, feature_views: [name] })
+      assert.equal(reply.status, 403, `${name}: ${reply.text}`)
+    }
+  })
+
+  test('a named on-demand view that writes to the online store is materialized', async () => {
+    const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: ['transaction_gt_last_credit_card_due'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['transaction_gt_last_credit_card_due'])
+  })
+})
+
+describe('Fastify reference server: GET /api/v1/feature_views lists what Feast\'s registry server lists', () => {
+  test('feature, batch, stream and on-demand views; label views are not listed', async () => {
+    const response = await fetch(`${base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${tokens.describer}` } })
+    const body = await response.json() as { featureViews: Array<{ type: string, spec: { name: string } }> }
+    assert.deepEqual(body.featureViews.map((view) => `${view.type}:${view.spec.name}`), [
+      'FeatureView:credit_history', 'FeatureView:zipcode_features', 'StreamFeatureView:live_payments', 'BatchFeatureView:batch_scores',
+      'FeatureView:offline_only', 'FeatureView:retired_scores', 'OnDemandFeatureView:transaction_gt_last_credit_card_due', 'OnDemandFeatureView:zipcode_density'
+    ])
+  })
+})
