@@ -14,7 +14,8 @@ import { feastAuthz } from '../../src/adapters/fastify.ts'
 import { createPrincipal, type Principal } from '../../src/base/principal.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
-import { capturingLogger, stubManager } from '../helpers/stub-manager.ts'
+import { stubManager } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 const TOKENS = {
@@ -50,7 +51,7 @@ const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Arr
   {
     name: 'Fastify',
     start: async () => {
-      const { logger, lines } = capturingLogger()
+      const { logger, lines } = captureLogs()
       const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance
       await app.register(feastAuthz, { config: CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS })
       app.get('/view', { preHandler: app.requirePermission({ resources: VIEW, actions: 'DESCRIBE' }) }, async () => ({ ok: true }))
@@ -61,7 +62,7 @@ const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Arr
   {
     name: 'Express',
     start: async () => {
-      const { logger, lines } = capturingLogger()
+      const { logger, lines } = captureLogs()
       const authz = feastAuthzExpress({ config: CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS, logger })
       const app = express()
       app.use(authz.authenticate)
@@ -126,7 +127,7 @@ describe('closing while the keys are still being fetched', () => {
   })
 
   test('logs no error, and no warning about the keys, when app.close() cuts the warm-up short', async () => {
-    const { logger, lines } = capturingLogger()
+    const { logger, lines } = captureLogs()
     const app = Fastify({ loggerInstance: logger })
     await app.register(feastAuthz, { config: { project: 'p', auth: { type: 'oidc', auth_discovery_url: discoveryUrl, client_id: 'feast' } } })
     await app.ready()
@@ -145,7 +146,7 @@ describe('Express without authenticate in front of a guarded route', () => {
   let authz: FeastAuthzExpress
   let server: Server
   let url: string
-  const { logger, lines } = capturingLogger()
+  const { logger, lines } = captureLogs()
   before(async () => {
     authz = feastAuthzExpress({ config: CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS, logger })
     const app = express()
@@ -168,7 +169,7 @@ describe('the Express authenticate middleware on a cached token', () => {
   test('continues synchronously, without a promise, as the Fastify plugin does', () => {
     const principal: Principal = TOKENS.reader
     const manager: AuthManager = { ...stubManager(TOKENS), authenticateCached: (token) => token === 'reader' ? principal : undefined }
-    const authz = feastAuthzExpress({ config: CONFIG, manager, permissions: PERMISSIONS, logger: capturingLogger().logger })
+    const authz = feastAuthzExpress({ config: CONFIG, manager, permissions: PERMISSIONS, logger: captureLogs().logger })
     const req = { headers: { authorization: 'Bearer reader' }, rawHeaders: ['Authorization', 'Bearer reader'] } as unknown as Request
     let continued = false
     const returned: unknown = authz.authenticate(req, {} as Response, (() => { continued = true }) as NextFunction)

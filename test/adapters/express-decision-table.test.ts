@@ -9,8 +9,9 @@ import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
 import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
-import { capturingLogger, stubManager } from '../helpers/stub-manager.ts'
+import { stubManager } from '../helpers/stub-manager.ts'
 import type { Principal } from '../../src/base/principal.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 
@@ -26,7 +27,7 @@ before(async () => {
   authz = feastAuthzExpress({
     config: CONFIG,
     manager: stubManager(tokens),
-    logger: capturingLogger().logger,
+    logger: captureLogs().logger,
     permissions: {
       permissionsFor: (project) => {
         const [kind, index] = (project ?? '').split('-')

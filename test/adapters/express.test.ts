@@ -11,7 +11,8 @@ import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { capturingLogger, stubManager } from '../helpers/stub-manager.ts'
+import { stubManager } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 let provider: TestProvider
 let authz: FeastAuthzExpress
@@ -19,7 +20,7 @@ let server: Server
 let baseUrl: string
 let readerToken: string
 let writerToken: string
-const logs = capturingLogger()
+const logs = captureLogs()
 
 async function listen (app: express.Express): Promise<{ server: Server, url: string }> {
   const listening = app.listen(0, '127.0.0.1')

@@ -13,7 +13,9 @@ import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { oidcAuth } from '../helpers/authz-app.ts'
 import { registryBytes, replaceFile } from '../helpers/registry-builder.ts'
-import { AUDITORS, eventually, issueTokens, recordingLogger, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { AUDITORS, issueTokens, RELOAD_WAIT, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 let provider: TestProvider
 let tokens: Record<User, string>
@@ -99,18 +101,18 @@ describe('a registry replaced while the server runs', () => {
     const served = await serve()
     assert.equal(await served.status('reader', '/views/driver_stats'), 200)
     replaceFile(served.store.registry, registryBytes({ ...TWO_PROJECTS, permissions: { demo: [WRITERS], other: [AUDITORS] } }))
-    assert.ok(await eventually(async () => await served.status('reader', '/views/driver_stats') === 403), 'the reader lost access')
+    await eventually(async () => await served.status('reader', '/views/driver_stats') === 403, 'the reader lost access', RELOAD_WAIT)
     assert.equal(await served.status('writer', '/views/driver_stats'), 200)
   })
 
   test('a corrupt file leaves the last good registry in force: still 403 for the denied user, 200 for the allowed one', async () => {
-    const { logger, lines } = recordingLogger()
+    const { logger, lines } = captureLogs()
     const served = await serve({ plugin: { logger } })
     replaceFile(served.store.registry, Buffer.from('this is not a registry, just text that protobuf cannot read \u00ff\u00ff'))
     assert.equal(await served.app.feastAuthz.registry?.refresh(), 'rejected')
     assert.equal(await served.status('stranger', '/views/driver_stats'), 403)
     assert.equal(await served.status('reader', '/views/driver_stats'), 200)
-    assert.ok(lines().some((line) => line.level === 50 && line.registry === served.store.registry), 'the failure is logged with the file')
+    assert.ok(lines.some((line) => line.level === 50 && line.registry === served.store.registry), 'the failure is logged with the file')
   })
 
   test('a file whose permissions became empty is refused: the denied user stays denied', async () => {
@@ -123,13 +125,13 @@ describe('a registry replaced while the server runs', () => {
 
 describe('where the permissions come from', () => {
   test('explicit permissions win over the registry, which is then not opened (and the log says so)', async () => {
-    const { logger, lines } = recordingLogger()
+    const { logger, lines } = captureLogs()
     const auditors = permission({ name: 'auditors-here', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['auditor']) })
     const served = await serve({ plugin: { logger, permissions: [auditors] } })
     assert.equal(served.app.feastAuthz.registry, undefined)
     assert.equal(await served.status('auditor', '/views/driver_stats'), 200)
     assert.equal(await served.status('reader', '/views/driver_stats'), 403)
-    assert.ok(lines().some((line) => line.level === 30 && /registry .*not used/.test(String(line.msg))))
+    assert.ok(lines.some((line) => line.level === 30 && /registry .*not used/.test(String(line.msg))))
   })
 
   test('a registry path ending in .yaml (the reference server\'s own format) is not read for permissions', async () => {

@@ -102,7 +102,7 @@ describe('tokens never reach the logs', () => {
     } finally {
       provider.fault('jwks', null)
     }
-    const logs = app.logs.join('\n')
+    const logs = app.logs.raw.join('\n')
     assert.ok(logs.includes('authentication rejected'), 'rejections are logged (so the check below looks at real lines)')
     assert.ok(logs.includes('authentication could not be completed'))
     for (const token of tokens) {
@@ -120,7 +120,7 @@ describe('the Fastify plugin with no_auth', () => {
       const response = await app.call('/whoami')
       assert.equal(response.status, 200)
       assert.deepEqual(response.body.principal, { username: 'anonymous', roles: [], groups: [], namespaces: [], source: 'no_auth' })
-      assert.equal(app.logs.filter((line) => line.includes('UNAUTHENTICATED')).length, 1)
+      assert.equal(app.logs.raw.filter((line) => line.includes('UNAUTHENTICATED')).length, 1)
     } finally {
       await app.close()
     }

@@ -5,7 +5,8 @@ import { feastAuthz } from '../../src/adapters/fastify.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import type { Resource } from '../../src/permissions/model.ts'
 import { createPrincipal } from '../../src/base/principal.ts'
-import { capturingLogger, stubManager } from '../helpers/stub-manager.ts'
+import { stubManager } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const OIDC_CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 const principal = (username: string, roles: string[], source: 'oidc' | 'intra' = 'oidc') => createPrincipal({ username, roles, source })
@@ -26,7 +27,7 @@ const entity = (name: string): Resource => ({ type: 'Entity', name })
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 async function buildApp (options: { permissions?: typeof PERMISSIONS, noAuth?: boolean } = {}): Promise<{ app: FastifyInstance, lines: Array<Record<string, unknown>> }> {
-  const { logger, lines } = capturingLogger()
+  const { logger, lines } = captureLogs()
   const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance
   const auth = options.noAuth === true ? { config: { project: 'p', auth: { type: 'no_auth' } } } : { config: OIDC_CONFIG, manager: stubManager(TOKENS) }
   await app.register(feastAuthz, { ...auth, permissions: options.permissions ?? PERMISSIONS })

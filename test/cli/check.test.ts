@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { run as check } from '../../src/cli/commands/check.ts'
-import { runCli, type CliRun } from '../helpers/cli.ts'
+import { runCli, runInProcess, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
@@ -15,10 +15,7 @@ const spawnCheck = async (...args: string[]): Promise<CliRun> => await runCli(['
 
 /** In-process run, for the many argument errors (each would otherwise cost a process). */
 async function runCheck (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await check(args, { stdout: (t) => { stdout += t }, stderr: (t) => { stderr += t }, env: {} })
-  return { code, stdout, stderr }
+  return await runInProcess(check, args)
 }
 
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
-import { runCli, type CliRun } from '../helpers/cli.ts'
+import { runCli, runInProcess, type CliRun } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
@@ -13,10 +13,7 @@ const emptyDir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-empty-'))
 
 /** In process (spawning costs seconds a test); the tests of the working directory, environment and stdin spawn. */
 async function inspect (...args: string[]): Promise<CliRun> {
-  let stdout = ''
-  let stderr = ''
-  const code = await run(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
-  return { code, stdout, stderr }
+  return await runInProcess(run, args)
 }
 
 let provider: TestProvider

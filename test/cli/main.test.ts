@@ -2,14 +2,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { main } from '../../src/cli/main.ts'
+import { runInProcess } from '../helpers/cli.ts'
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 async function feastAuthz (...argv: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
-  return { code, stdout, stderr }
+  return await runInProcess(main, argv)
 }
 
 describe('feast-authz (the command dispatcher)', () => {

@@ -5,8 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { run as runServe } from '../../src/cli/commands/serve.ts'
-import type { CliIo } from '../../src/cli/io.ts'
-import { listeningUrl, startCli, type RunningCli } from '../helpers/cli.ts'
+import { listeningUrl, runInProcess, startCli, type RunningCli } from '../helpers/cli.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const REGISTRY = join(ROOT, 'fixtures/server/registry.yaml')
@@ -14,11 +13,6 @@ let dir: string
 
 before(async () => { dir = await mkdtemp(join(tmpdir(), 'feast-authz-serve-')) })
 after(async () => { await rm(dir, { recursive: true, force: true }) })
-
-function captureIo (): { io: CliIo, stderr: () => string } {
-  let stderr = ''
-  return { io: { stdout: () => {}, stderr: (text) => { stderr += text }, env: {} }, stderr: () => stderr }
-}
 
 // The happy path runs the real CLI in a child process (signals, exit code); errors run in-process.
 const serve = (args: string[]): RunningCli => startCli(['serve', ...args])
@@ -50,16 +44,16 @@ describe('feast-authz serve', () => {
     const permissions = join(dir, 'bad-permissions.yaml')
     await writeFile(config, 'project: p\nauth:\n  type: no_auth\n')
     await writeFile(permissions, '- name: readers\n  actions: [REED]\n  policy:\n    role_based_policy: {roles: [reader]}\n')
-    const { io, stderr } = captureIo()
-    assert.equal(await runServe(['--config', config, '--permissions', permissions, '--port', '0', '--log-level', 'silent'], io), 2)
-    assert.match(stderr(), /bad-permissions\.yaml/)
-    assert.match(stderr(), /REED/)
+    const { code, stderr } = await runInProcess(runServe, ['--config', config, '--permissions', permissions, '--port', '0', '--log-level', 'silent'])
+    assert.equal(code, 2)
+    assert.match(stderr, /bad-permissions\.yaml/)
+    assert.match(stderr, /REED/)
   })
 
   test('without --config and with no fallback it exits 2 naming the three places a configuration can come from', async () => {
-    const { io, stderr } = captureIo()
-    assert.equal(await runServe([], io), 2)
-    assert.match(stderr(), /^feast-authz serve: no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64, or run where a feature_store\.yaml is/)
-    assert.match(stderr(), /Run `feast-authz serve --help` for the options/)
+    const { code, stderr } = await runInProcess(runServe, [])
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz serve: no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64, or run where a feature_store\.yaml is/)
+    assert.match(stderr, /Run `feast-authz serve --help` for the options/)
   })
 })

@@ -23,7 +23,7 @@ import { startApp, type TestApp } from '../helpers/authz-app.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.ts'
 import { DEFAULT_AUDIENCE, startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { capturingLogger } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const WEAK_KID = 'weak-1024'
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
@@ -39,7 +39,7 @@ let expressAuthz: FeastAuthzExpress
 let expressServer: Server
 let expressUrl: string
 let configPath: string
-const expressLogs = capturingLogger()
+const expressLogs = captureLogs()
 
 function auth (): Record<string, unknown> {
   return { type: 'oidc', auth_discovery_url: `${proxy.url}/.well-known/openid-configuration`, client_id: provider.clientId, audience: DEFAULT_AUDIENCE, issuer: provider.issuer }
@@ -141,8 +141,8 @@ describe('a weak key in the provider\'s key set (issue 12, item 5)', () => {
       assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
       await new Promise((resolve) => setTimeout(resolve, 1100))
       assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
-      const lines = app.logs.filter((line) => line.includes('is not used') && line.includes(`"kid":"${WEAK_KID}"`))
-      assert.equal(lines.length, 1, app.logs.join(''))
+      const lines = app.logs.raw.filter((line) => line.includes('is not used') && line.includes(`"kid":"${WEAK_KID}"`))
+      assert.equal(lines.length, 1, app.logs.raw.join(''))
       assert.match(lines[0]!, /RSA modulus has 1024 bits/)
       assert.match(lines[0]!, /"level":40/)
     } finally {

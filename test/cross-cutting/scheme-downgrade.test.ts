@@ -20,7 +20,7 @@ import { TokenSourceError } from '../../src/client/errors.ts'
 import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
 import { listeningUrl, runCli, startCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { capturingLogger } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const DOWNGRADE = /is https but names the plain-http jwks_uri http:\/\/127\.0\.0\.1:\d+\/jwks: .*publish https URLs/
 
@@ -60,7 +60,7 @@ describe('an https discovery document naming plain-http URLs', () => {
       const response = await app.call('/whoami', `Bearer ${adminToken}`)
       assert.equal(response.status, 503)
       assert.equal(response.body.code, 'provider_unavailable')
-      assert.ok(app.logs.some((line) => line.includes('OIDC discovery failed') && DOWNGRADE.test(line)), app.logs.join(''))
+      assert.ok(app.logs.raw.some((line) => line.includes('OIDC discovery failed') && DOWNGRADE.test(line)), app.logs.raw.join(''))
       assert.equal(plain.requests(), 0)
     } finally {
       await app.close()
@@ -68,7 +68,7 @@ describe('an https discovery document naming plain-http URLs', () => {
   })
 
   test('Express: a token is a 503, never an allow', async () => {
-    const logs = capturingLogger()
+    const logs = captureLogs()
     const authz: FeastAuthzExpress = feastAuthzExpress({ config: { project: 'p', auth: oidcAuth(provider, { ca_cert_path: provider.caCertPath }) }, logger: logs.logger })
     const app = express()
     app.use(authz.authenticate)
@@ -150,8 +150,8 @@ describe('a plain-http discovery URL (an in-cluster provider)', () => {
     const token = await provider.issue({ preferred_username: 'ivy' })
     assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
     assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
-    const warnings = app.logs.filter((line) => line.includes('"level":40') && line.includes('is plain http'))
-    assert.equal(warnings.length, 1, app.logs.join(''))
+    const warnings = app.logs.raw.filter((line) => line.includes('"level":40') && line.includes('is plain http'))
+    assert.equal(warnings.length, 1, app.logs.raw.join(''))
   })
 })
 

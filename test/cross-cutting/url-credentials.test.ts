@@ -15,7 +15,7 @@ import { createIdpTokenSource } from '../../src/client/idp-token.ts'
 import { startApp } from '../helpers/authz-app.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { capturingLogger } from '../helpers/stub-manager.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const SECRETS = ['user:', 'hunter2', 'secret=x', 'tokenvalue']
 const withCredentials = (base: string, path: string): string => `${base.replace('://', '://user:hunter2@')}${path}?secret=x&access_token=tokenvalue#tokenvalue`
@@ -45,7 +45,7 @@ describe('URLs with credentials never reach a log line or an error message', () 
     try {
       const response = await app.call('/whoami', `Bearer ${await provider.issue({})}`)
       assert.equal(response.status, 503)
-      const logs = app.logs.join('')
+      const logs = app.logs.raw.join('')
       assert.ok(logs.includes(`${closedBase}/.well-known/openid-configuration`), logs)
       assertClean(logs)
     } finally {
@@ -54,7 +54,7 @@ describe('URLs with credentials never reach a log line or an error message', () 
   })
 
   test('Express: the same, through the adapter\'s logger', async () => {
-    const logs = capturingLogger()
+    const logs = captureLogs()
     const authz = feastAuthzExpress({ config: { project: 'p', auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: unreachableDiscovery() } }, logger: logs.logger })
     const app = express()
     app.use(authz.authenticate)
@@ -88,7 +88,7 @@ describe('URLs with credentials never reach a log line or an error message', () 
     const app = await startApp({ auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: provider.discoveryUrl } })
     try {
       assert.equal((await app.call('/whoami', `Bearer ${await provider.issue({})}`)).status, 503)
-      const logs = app.logs.join('')
+      const logs = app.logs.raw.join('')
       assert.ok(logs.includes(`${closedBase}/jwks`), logs)
       assertClean(logs)
     } finally {

@@ -1,19 +1,19 @@
 /**
  * A real Fastify server with the feast-authz plugin, listening on 127.0.0.1:0, for
- * integration tests. Every log line (Fastify's and the plugin's) is captured as text.
+ * integration tests. Every log line (Fastify's and the plugin's) is captured.
  */
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Server } from 'node:http'
-import { Writable } from 'node:stream'
 import feastAuthz, { type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
 import { principalToJSON } from '../../src/base/principal.ts'
+import { captureLogs, type CapturedLogs } from './logs.ts'
 import type { TestProvider } from './oidc-provider.ts'
 
 export interface TestApp {
   readonly app: FastifyInstance
   readonly url: string
-  /** Every log line written so far, raw JSON text. */
-  readonly logs: string[]
+  /** Every log line written so far (Fastify's and the plugin's). */
+  readonly logs: CapturedLogs
   /** GET (or `init.method`) `path` with the given Authorization header (none when undefined). */
   call (path: string, authorization?: string, init?: RequestInit): Promise<TestResponse>
   close (): Promise<void>
@@ -44,9 +44,8 @@ export function oidcAuth (provider: TestProvider, extra: Record<string, unknown>
  * (authenticated; answers the body), `GET /health` (public).
  */
 export async function startApp (options: StartAppOptions): Promise<TestApp> {
-  const logs: string[] = []
-  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { logs.push(chunk.toString('utf8')); done() } })
-  const app = Fastify({ logger: { level: 'debug', stream }, ...options.fastify })
+  const logs = captureLogs()
+  const app = Fastify({ logger: { level: 'debug', stream: logs.stream }, ...options.fastify })
   await app.register(feastAuthz, { config: { project: 'test', auth: options.auth }, oidc: { unknownKidCooldownSeconds: 0.05, failureBackoffSeconds: 0.05 }, ...options.plugin })
   app.get('/whoami', async (request) => ({ principal: request.principal === null ? null : principalToJSON(request.principal) }))
   app.post('/echo', async (request) => ({ body: request.body }))

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import type { CliIo } from '../../src/cli/io.ts'
 
 /** What a finished `feast-authz` process left: its exit code and everything it printed. */
 export interface CliRun {
@@ -81,4 +82,18 @@ export async function listeningUrl (run: RunningCli): Promise<string> {
     const done = await Promise.race([run.exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => { resolve(false) }, 50))])
     if (done) throw new Error(`serve exited before listening: ${run.stderr()}`)
   }
+}
+
+/** A command's entry point as the CLI calls it: arguments and the process's I/O. */
+export type CliCommand = (args: string[], io: CliIo) => Promise<number>
+
+/**
+ * Runs a command in this process with an empty environment, keeping what it prints: for the
+ * many argument errors, each of which would otherwise cost a process.
+ */
+export async function runInProcess (command: CliCommand, args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await command(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
+  return { code, stdout, stderr }
 }

@@ -1,29 +1,11 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pino } from 'pino'
 import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import type { FakeKubeApi } from './fake-kube-api.ts'
 import type { AuthLogger } from '../../src/base/logging.ts'
-
-export interface LogLine { level: number, msg: string, [key: string]: unknown }
-
-/** A logger that keeps every line, to assert what an operator would read. */
-export function captureLogger (): { logger: AuthLogger, lines: LogLine[] } {
-  const lines: LogLine[] = []
-  const logger = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line) as LogLine) } })
-  return { logger, lines }
-}
-
-/** Polls until `check` is true (informer events arrive asynchronously). */
-export async function eventually (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+import { captureLogs } from './logs.ts'
 
 /** A directory that is never a pod's service-account mount, so namespace discovery goes past it. */
 export const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
@@ -33,7 +15,7 @@ export const KUBERNETES_CONFIG: KubernetesAuthConfig = { type: 'kubernetes', tok
 
 /** A kubernetes manager connected to the fake API server, outside any pod, with an empty environment. */
 export function managerFor (api: FakeKubeApi, options: { config?: KubernetesAuthConfig, logger?: AuthLogger } & Partial<KubernetesManagerOptions> = {}): AuthManager {
-  const { config = KUBERNETES_CONFIG, logger = captureLogger().logger, ...extra } = options
+  const { config = KUBERNETES_CONFIG, logger = captureLogs().logger, ...extra } = options
   return createKubernetesManager(config, {
     logger,
     connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },

@@ -1,14 +1,12 @@
 /**
  * Shared pieces of the registry-wiring tests: a store directory holding feature_store.yaml and a
  * Feast registry file built with `encodeRegistry`, the permissions it holds, users with tokens
- * from a real OpenID provider, and a small log recorder.
+ * from a real OpenID provider, and how long to wait for a reload.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
-import type { AuthLogger } from '../../src/base/logging.ts'
+import type { EventuallyOptions } from './eventually.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import type { TestProvider } from './oidc-provider.ts'
 import { registryBytes, type RegistryContent } from './registry-builder.ts'
@@ -63,19 +61,5 @@ export function storeDir (auth: Record<string, unknown>, content: RegistryConten
   return { dir, config, registry, cleanup: () => { rmSync(dir, { recursive: true, force: true }) } }
 }
 
-/** A pino logger keeping every line, for assertions on what was logged. */
-export function recordingLogger (): { logger: AuthLogger, lines: () => Array<Record<string, unknown>> } {
-  const raw: string[] = []
-  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { raw.push(chunk.toString('utf8')); done() } })
-  return { logger: pino({ level: 'debug' }, stream), lines: () => raw.map((line) => JSON.parse(line) as Record<string, unknown>) }
-}
-
-/** Polls `probe` until it returns true (the registry is checked for changes every second). */
-export async function eventually (probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await probe()) return true
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return false
-}
+/** How {@link eventually} waits for a reload: the registry is checked for changes every second. */
+export const RELOAD_WAIT: EventuallyOptions = { timeoutMs: 15_000, intervalMs: 100 }

@@ -2,8 +2,6 @@
  * An AuthManager that knows a fixed set of tokens, for adapter tests that are about what
  * happens after authentication (permission checks), not about token validation.
  */
-import { Writable } from 'node:stream'
-import { pino, type Logger } from 'pino'
 import { AuthError } from '../../src/base/errors.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
 import type { Principal } from '../../src/base/principal.ts'
@@ -23,16 +21,4 @@ export function stubManager (tokens: ReadonlyMap<string, Principal> | Record<str
     health: () => ({ ready: true, detail: {} }),
     close: async () => {}
   }
-}
-
-/** A pino logger at debug level whose lines are kept, parsed, in `lines`. */
-export function capturingLogger (): { logger: Logger, lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>)
-      done()
-    }
-  })
-  return { logger: pino({ level: 'debug' }, stream), lines }
 }

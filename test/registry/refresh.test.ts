@@ -12,6 +12,7 @@ import { createPrincipal } from '../../src/base/principal.ts'
 import { loadRegistryFile, openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
 import { writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const { dir, cleanup } = tempDir()
 const opened: FeastRegistry[] = []
@@ -31,13 +32,6 @@ function registryFile (bytes: Uint8Array | string): string {
   const path = join(dir, `registry-${counter++}.db`)
   writeFileSync(path, bytes)
   return path
-}
-
-function recordingLogger (): { logger: AuthLogger, errors: { obj: Record<string, unknown>, msg: string }[] } {
-  const errors: { obj: Record<string, unknown>, msg: string }[] = []
-  const ignore = (): void => {}
-  const logger = { debug: ignore, info: ignore, warn: ignore, error: (obj: Record<string, unknown>, msg: string) => { errors.push({ obj, msg }) } } as unknown as AuthLogger
-  return { logger, errors }
 }
 
 function open (path: string, logger?: AuthLogger, extra: { pollIntervalMs?: number, cacheTtlSeconds?: number } = {}): FeastRegistry {
@@ -182,22 +176,22 @@ describe('a registry replaced while serving', () => {
 
   it('keeps the last good registry and logs an error, once, when the new file is corrupt', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const { logger, errors } = recordingLogger()
+    const { logger, at } = captureLogs()
     const registry = open(path, logger)
     replaceFile(path, Buffer.from('not a registry at all'))
     assert.equal(await registry.refresh(), 'rejected')
     assert.equal(await registry.refresh(), 'rejected')
     assert.deepEqual(registry.permissionsFor(), [READERS])
     assert.equal(allowed(registry, stranger), false)
-    assert.equal(errors.length, 1)
-    assert.equal(errors[0]?.obj.registry, path)
-    assert.match(String(errors[0]?.obj.error), /cannot use the Feast registry/)
-    assert.match(errors[0]?.msg ?? '', /last good registry stays in force/)
+    assert.equal(at('error').length, 1)
+    assert.equal(at('error')[0]?.registry, path)
+    assert.match(String(at('error')[0]?.error), /cannot use the Feast registry/)
+    assert.match(at('error')[0]?.msg ?? '', /last good registry stays in force/)
   })
 
   it('keeps the last good registry and logs why when the new file would exceed the memory budget', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const { logger, errors } = recordingLogger()
+    const { logger, at } = captureLogs()
     const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0, cacheTtlSeconds: 0, logger, maxDecodedBytes: 40_000 })
     opened.push(registry)
     const first = registry.current()
@@ -205,13 +199,13 @@ describe('a registry replaced while serving', () => {
     assert.equal(await registry.refresh(), 'rejected')
     assert.equal(registry.current(), first)
     assert.deepEqual(registry.permissionsFor(), [READERS])
-    assert.match(String(errors[0]?.obj.error), /too large to decode: decoding it would take more than the 40000 bytes/)
-    assert.equal(errors[0]?.obj.inForce, 'test-version')
+    assert.match(String(at('error')[0]?.error), /too large to decode: decoding it would take more than the 40000 bytes/)
+    assert.equal(at('error')[0]?.inForce, 'test-version')
   })
 
   it('keeps the last good registry when the new file is truncated, and takes the next good one', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const registry = open(path, recordingLogger().logger)
+    const registry = open(path, captureLogs().logger)
     const full = registryBytes({ permissions: { demo: [WRITERS] }, versionId: 'v3' })
     replaceFile(path, full.subarray(0, full.length - 5))
     assert.equal(await registry.refresh(), 'rejected')
@@ -223,7 +217,7 @@ describe('a registry replaced while serving', () => {
 
   it('keeps the last good registry when the new file is empty', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const registry = open(path, recordingLogger().logger)
+    const registry = open(path, captureLogs().logger)
     replaceFile(path, '')
     assert.equal(await registry.refresh(), 'rejected')
     assert.equal(allowed(registry, stranger), false)
@@ -231,17 +225,17 @@ describe('a registry replaced while serving', () => {
 
   it('keeps the last good registry when the file disappears', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const { logger, errors } = recordingLogger()
+    const { logger, at } = captureLogs()
     const registry = open(path, logger)
     rmSync(path)
     assert.equal(await registry.refresh(), 'rejected')
     assert.deepEqual(registry.permissionsFor(), [READERS])
-    assert.match(String(errors[0]?.obj.error), /file not found/)
+    assert.match(String(at('error')[0]?.error), /file not found/)
   })
 
   it('keeps the last good registry when the new one no longer has the server\'s project', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
-    const registry = open(path, recordingLogger().logger)
+    const registry = open(path, captureLogs().logger)
     replaceFile(path, registryBytes({ projects: ['other'], permissions: { other: [] } }))
     assert.equal(await registry.refresh(), 'rejected')
     assert.deepEqual(registry.permissionsFor(), [READERS])
@@ -249,14 +243,14 @@ describe('a registry replaced while serving', () => {
 
   it('refuses a new registry whose permissions became empty, logging why, so access does not open', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS, WRITERS] } }))
-    const { logger, errors } = recordingLogger()
+    const { logger, at } = captureLogs()
     const registry = open(path, logger)
     replaceFile(path, registryBytes({ permissions: {}, versionId: 'emptied' }))
     assert.equal(await registry.refresh(), 'rejected')
     assert.deepEqual(registry.permissionsFor(), [READERS, WRITERS])
     assert.equal(allowed(registry, stranger), false)
     assert.notEqual(registry.current().versionId, 'emptied')
-    assert.match(String(errors[0]?.obj.error), /project "demo" had 2 permission\(s\) and now has none, which would allow every authenticated user; restart the server/)
+    assert.match(String(at('error')[0]?.error), /project "demo" had 2 permission\(s\) and now has none, which would allow every authenticated user; restart the server/)
   })
 
   it('accepts a registry whose permissions became empty when the server starts with it', () => {

@@ -17,7 +17,9 @@ import { buildReferenceServer, type ReferenceServerOptions } from '../../src/ser
 import { oidcAuth } from '../helpers/authz-app.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY } from '../helpers/registry-builder.ts'
-import { eventually, issueTokens, recordingLogger, storeDir, TWO_PROJECTS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { issueTokens, RELOAD_WAIT, storeDir, TWO_PROJECTS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SAMPLE_PROJECT = 'credit_scoring_aws'
@@ -144,13 +146,13 @@ describe('the reference server follows the registry file while serving', () => {
   test('a feature view added to the file is served without a restart; a corrupt file keeps the last good one', async () => {
     const store = storeDir({ type: 'no_auth' })
     cleanups.push(store.cleanup)
-    const { logger, lines } = recordingLogger()
+    const { logger, lines } = captureLogs()
     const { call } = await start({ config: store.config, logger })
     assert.deepEqual(viewNames(await call('GET', '/api/v1/feature_views')), ['driver_stats'])
     replaceFile(store.registry, registryBytes({ ...TWO_PROJECTS, featureViews: [...TWO_PROJECTS.featureViews ?? [], { name: 'driver_trips', project: 'demo' }] }))
-    assert.ok(await eventually(async () => viewNames(await call('GET', '/api/v1/feature_views')).length === 2), 'the new view is listed')
+    await eventually(async () => viewNames(await call('GET', '/api/v1/feature_views')).length === 2, 'the new view is listed', RELOAD_WAIT)
     replaceFile(store.registry, 'not a registry')
-    assert.ok(await eventually(async () => lines().some((line) => line.level === 50 && line.registry === store.registry)), 'the failed reload is logged')
+    await eventually(async () => lines.some((line) => line.level === 50 && line.registry === store.registry), 'the failed reload is logged', RELOAD_WAIT)
     assert.deepEqual(viewNames(await call('GET', '/api/v1/feature_views')).sort(), ['driver_stats', 'driver_trips'])
   })
 

@@ -69,14 +69,14 @@ describe('authentication events', () => {
 
   test('the log carries a structured event per outcome, success at debug and rejection at info, without the token', async () => {
     const token = await provider.issue({ preferred_username: 'logged' })
-    const before = app.logs.length
+    const before = app.logs.raw.length
     await app.call('/whoami', `Bearer ${token}`)
     await app.call('/whoami', 'Bearer x.y.z')
-    const lines = app.logs.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event === 'authentication')
+    const lines = app.logs.raw.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event === 'authentication')
     assert.deepEqual(lines.map((line) => [line.level, line.outcome]), [[20, 'success'], [30, 'failure']])
     assert.equal(lines[0]!.username, 'logged')
     assert.equal(lines[0]!.fingerprint, tokenFingerprint(token))
-    assert.equal(app.logs.slice(before).join('').includes(token.split('.')[1]!), false)
+    assert.equal(app.logs.raw.slice(before).join('').includes(token.split('.')[1]!), false)
   })
 })
 
@@ -178,9 +178,9 @@ describe('log volume during an outage', () => {
     const down = await startApp({ auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } })
     try {
       const token = await provider.issue({ preferred_username: 'alice' })
-      const before = down.logs.length
+      const before = down.logs.raw.length
       for (let i = 0; i < 20; i++) assert.equal((await down.call('/whoami', `Bearer ${token}`)).status, 503)
-      const errors = down.logs.slice(before).map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50)
+      const errors = down.logs.raw.slice(before).map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50)
       assert.ok(errors.length >= 1, 'the outage is logged')
       assert.ok(errors.length <= 3, `${errors.length} error lines for 20 requests`)
     } finally {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { forbidden, rejectionFor } from '../../../src/adapters/challenge.ts'
 import { main, usage } from '../../../src/cli/main.ts'
+import { runInProcess } from '../../helpers/cli.ts'
 import { AuthError, type AuthErrorCode } from '../../../src/base/errors.ts'
 import { loadAuthConfig } from '../../../src/config/auth-config.ts'
 import { parsePermissionsYaml } from '../../../src/permissions/yaml.ts'
@@ -17,10 +18,9 @@ import { commandLines, DOCS, fences, ownedDocs, relativeToRepo, REPO } from '../
 const COMMANDS = [...usage().matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((match) => match[1] as string)
 
 async function helpOf (command: string): Promise<string> {
-  let out = ''
-  const code = await main([command, '--help'], { stdout: (text) => { out += text }, stderr: () => {}, env: {} })
+  const { code, stdout } = await runInProcess(main, [command, '--help'])
   assert.equal(code, 0, `feast-authz ${command} --help failed`)
-  return out
+  return stdout
 }
 
 describe('command lines in the guides', () => {

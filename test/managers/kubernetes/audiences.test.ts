@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test'
 import { AuthError } from '../../../src/base/errors.ts'
 import { serviceAccountTokensForOidc } from '../../../src/managers/kubernetes/service-account-tokens.ts'
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, KUBERNETES_CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { KUBERNETES_CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
 
 const AUDIENCE_WARNING = /no audience restriction/
 
@@ -52,7 +53,7 @@ describe('audience-bound service-account tokens', () => {
   })
 
   test('a server without audiences logs one startup warning saying what that allows', async () => {
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = managerFor(api, { logger })
     await manager.close?.()
     const warnings = lines.filter((line) => line.level === 40 && AUDIENCE_WARNING.test(line.msg))
@@ -61,14 +62,14 @@ describe('audience-bound service-account tokens', () => {
   })
 
   test('a server with audiences logs no such warning', async () => {
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = managerFor(api, { logger, config: { ...KUBERNETES_CONFIG, audiences: ['feast'] } })
     await manager.close?.()
     assert.ok(!lines.some((line) => AUDIENCE_WARNING.test(line.msg)))
   })
 
   test('under oidc, service_account_audiences binds mixed service-account tokens the same way', async () => {
-    const { logger } = captureLogger()
+    const { logger } = captureLogs()
     const verify = serviceAccountTokensForOidc({ logger, audiences: ['feast:feast:store'], connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake' } })
     assert.equal((await verify(boundToken('mixed-own', 'feast:feast:store'))).username, 'system:serviceaccount:apps:mixed-own')
     await assert.rejects(verify(boundToken('mixed-other', 'elsewhere')), (error: unknown) => error instanceof AuthError && error.status === 401)

@@ -3,7 +3,9 @@ import { after, before, beforeEach, describe, test } from 'node:test'
 import { createKubernetesManager } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 describe('authenticateCached in kubernetes mode', () => {
   let api: FakeKubeApi
@@ -97,7 +99,7 @@ describe('authenticateCached before the informer has synced', () => {
       api.setFault('rolebindings', { status: 500 })
       api.addToken(jwsToken('dave'), serviceAccountIdentity('apps', 'dave'))
       const manager = createKubernetesManager(CONFIG, {
-        logger: captureLogger().logger,
+        logger: captureLogs().logger,
         connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
         serviceAccountDir: NO_POD,
         env: {},

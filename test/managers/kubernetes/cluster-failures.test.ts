@@ -5,7 +5,9 @@ import { createKubernetesManager, type KubernetesTuning } from '../../../src/man
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, type LogLine, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { type LogLine, captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 // Short enough for quick tests, long enough for a loaded CI machine. The fake API server sends
 // bookmarks every 200 ms, well inside staleAfterMs, so only a real stall trips the watchdog.
@@ -33,7 +35,7 @@ describe('when the API server fails', () => {
     api = await startFakeKubeApi({ namespace: 'feast', bookmarkIntervalMs: 200 })
     api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
-    const captured = captureLogger()
+    const captured = captureLogs()
     lines = captured.lines
     manager = managerFor(api, { logger: captured.logger, tuning: FAST })
     app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager } })
@@ -168,7 +170,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
   test('a 403 on the RoleBinding list is a 503 and the log names the missing permission', async () => {
     api.addToken(jwsToken('t'), serviceAccountIdentity('apps', 'alice'))
     api.setFault('rolebindings', { status: 403 })
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = managerFor(api, { logger, tuning: FAST })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t')), { code: 'cluster_unavailable', status: 503 })
@@ -182,7 +184,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     api.setFault('rolebindings', undefined)
     api.addToken(jwsToken('t3'), serviceAccountIdentity('apps', 'alice'))
     const path = await api.writeKubeconfig({ name: 'wrong-credentials', token: 'not-the-service-token' })
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = createKubernetesManager(CONFIG, { logger, connection: detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: NO_POD }), serviceAccountDir: NO_POD, env: {}, tuning: FAST })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })

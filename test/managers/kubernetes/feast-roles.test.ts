@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { feastRole, jwsToken, roleBinding, rulelessRole, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, KUBERNETES_CONFIG, managerFor, type LogLine } from '../../helpers/kubernetes.ts'
+import { KUBERNETES_CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { type LogLine, captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 const rolesOf = async (manager: AuthManager, token: string): Promise<string[]> => (await manager.authenticate(token)).roles as string[]
 
@@ -22,7 +24,7 @@ describe('Feast roles are Roles with the marker rule', () => {
     api.putRoleBinding(roleBinding('feast', 'mallory-self', 'admin-made', [{ kind: 'ServiceAccount', name: 'mallory', namespace: 'apps' }]))
     api.putRoleBinding(roleBinding('feast', 'eve-ghost', 'no-such-role', [{ kind: 'ServiceAccount', name: 'eve', namespace: 'apps' }]))
     api.putRoleBinding(roleBinding('feast', 'trent-cm', 'configmap-editor', [{ kind: 'ServiceAccount', name: 'trent', namespace: 'apps' }]))
-    const captured = captureLogger()
+    const captured = captureLogs()
     lines = captured.lines
     manager = managerFor(api, { logger: captured.logger })
     await manager.warmUp?.()
@@ -78,7 +80,7 @@ describe('allow_ruleless_roles: compatibility with Roles made by Feast\'s operat
   after(async () => { await api?.close() })
 
   test('with the setting, a rule-less Role grants, a Role with other rules still does not, and a warning says what that allows', async () => {
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = managerFor(api, { logger, config: { ...KUBERNETES_CONFIG, allow_ruleless_roles: true } })
     try {
       await manager.warmUp?.()

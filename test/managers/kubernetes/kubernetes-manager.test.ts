@@ -4,7 +4,9 @@ import type { AuthManager } from '../../../src/managers/types.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { createKubernetesManager } from '../../../src/managers/kubernetes/kubernetes-manager.ts'
-import { captureLogger, eventually, NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { NO_POD, KUBERNETES_CONFIG as CONFIG, managerFor } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 describe('kubernetes auth through the Fastify plugin', () => {
   let api: FakeKubeApi
@@ -191,7 +193,7 @@ describe('kubernetes manager lifecycle', () => {
     try {
       api.putRoleBinding(roleBinding('feast', 'viewers', 'view', [{ kind: 'Group', name: 'eng' }], 'ClusterRole'))
       api.addToken(jwsToken('eng-token'), { username: 'eve', groups: ['eng'] })
-      const { logger, lines } = captureLogger()
+      const { logger, lines } = captureLogs()
       const manager = managerFor(api, { logger })
       await manager.warmUp()
       assert.deepEqual((await manager.authenticate(jwsToken('eng-token'))).roles, [])
@@ -204,13 +206,13 @@ describe('kubernetes manager lifecycle', () => {
   })
 
   test('without a cluster connection, kubernetes mode refuses to start with a clear error', () => {
-    assert.throws(() => createKubernetesManager(CONFIG, { logger: captureLogger().logger, serviceAccountDir: NO_POD, env: { HOME: NO_POD } }), /needs a cluster connection/)
+    assert.throws(() => createKubernetesManager(CONFIG, { logger: captureLogs().logger, serviceAccountDir: NO_POD, env: { HOME: NO_POD } }), /needs a cluster connection/)
   })
 
   test('the startup log says which namespace source was used', async () => {
     const api = await startFakeKubeApi({ namespace: null })
     try {
-      const { logger, lines } = captureLogger()
+      const { logger, lines } = captureLogs()
       const manager = createKubernetesManager(CONFIG, { logger, connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake' }, serviceAccountDir: NO_POD, env: { POD_NAMESPACE: 'from-env' } })
       await manager.close()
       assert.ok(lines.some((line) => line.namespace === 'from-env' && line.namespaceSource === 'POD_NAMESPACE' && /namespace from-env/.test(line.msg)), 'a startup line naming the namespace and its source')

@@ -10,11 +10,12 @@ import type { Principal } from '../../../src/base/principal.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
-import { captureLogger, NO_POD } from '../../helpers/kubernetes.ts'
+import { NO_POD } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
 
 function oidcManager (provider: TestProvider, kubernetes: NonNullable<Parameters<typeof createAuthManager>[1]['kubernetes']>): AuthManager {
   const { auth } = loadAuthConfig({ project: 'test', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } })
-  return createAuthManager(auth, { logger: captureLogger().logger, kubernetes })
+  return createAuthManager(auth, { logger: captureLogs().logger, kubernetes })
 }
 
 describe('mixed tokens under auth.type oidc on a cluster', () => {
@@ -122,7 +123,7 @@ describe('service-account tokens under auth.type oidc share the kubernetes tunin
   after(async () => { await api?.close() })
 
   const verifierFor = (tuning: KubernetesTuning): ((token: string) => Promise<Principal>) => serviceAccountTokensForOidc({
-    logger: captureLogger().logger,
+    logger: captureLogs().logger,
     connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' },
     tuning
   })

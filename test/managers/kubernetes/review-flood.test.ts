@@ -4,7 +4,9 @@ import { AuthError } from '../../../src/base/errors.ts'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, managerFor } from '../../helpers/kubernetes.ts'
+import { managerFor } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 const totalCalls = (api: FakeKubeApi): number => api.calls.tokenReviews + api.calls.roleBindingLists + api.calls.roleBindingWatches
 
@@ -66,7 +68,7 @@ describe('an API server slower than the token arrival rate', () => {
   after(async () => { await api?.close() })
 
   test('above maxConcurrentReviews, a new token gets 503 cluster_unavailable with Retry-After at once', async () => {
-    const { logger, lines } = captureLogger()
+    const { logger, lines } = captureLogs()
     const manager = managerFor(api, { tuning: { maxConcurrentReviews: 2 }, logger })
     try {
       const tokens = ['slow-1', 'slow-2', 'slow-3'].map((name) => serviceAccountJwt('apps', name))

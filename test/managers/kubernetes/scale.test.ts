@@ -5,7 +5,9 @@ import { runInNewContext } from 'node:vm'
 import { kubernetesClient } from '../../../src/managers/kubernetes/client-library.ts'
 import { createRoleSource, type RoleSource } from '../../../src/managers/kubernetes/role-source.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, managerFor } from '../../helpers/kubernetes.ts'
+import { managerFor } from '../../helpers/kubernetes.ts'
+import { captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -34,7 +36,7 @@ describe('a namespace with 20,000 RoleBindings', () => {
     // client-node loads on first use (client-library.ts): load it now so that the library is not counted as the index.
     kubernetesClient()
     baseline = retainedHeap()
-    source = createRoleSource(api.kubeConfig(), { logger: captureLogger().logger, namespace: 'feast', requestTimeoutMs: 30_000 })
+    source = createRoleSource(api.kubeConfig(), { logger: captureLogs().logger, namespace: 'feast', requestTimeoutMs: 30_000 })
     source.start()
     await source.settled()
     await eventually(() => source.status().synced, 'the informers to sync', 60_000)

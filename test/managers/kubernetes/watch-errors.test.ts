@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AuthManager } from '../../../src/managers/types.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { captureLogger, eventually, managerFor, type LogLine } from '../../helpers/kubernetes.ts'
+import { managerFor } from '../../helpers/kubernetes.ts'
+import { type LogLine, captureLogs } from '../../helpers/logs.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 const FAST = { requestTimeoutMs: 1500, informer: { restartBackoffMs: { initial: 50, max: 200 }, watchTimeoutSeconds: 30, staleAfterMs: 5000 } }
 
@@ -15,7 +17,7 @@ describe('watch errors a real API server sends', () => {
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.putRole(feastRole('feast', 'reader'))
     api.addToken(jwsToken('alice'), serviceAccountIdentity('apps', 'alice'))
-    const captured = captureLogger()
+    const captured = captureLogs()
     lines = captured.lines
     manager = managerFor(api, { logger: captured.logger, tuning: FAST })
     await manager.warmUp?.()

@@ -31,7 +31,7 @@ async function statusWith (doc: unknown): Promise<{ status: number, code: unknow
   try {
     const token = await provider.issue({ preferred_username: 'alice' })
     const response = await app.call('/whoami', `Bearer ${token}`)
-    return { status: response.status, code: response.body.code, logs: app.logs }
+    return { status: response.status, code: response.body.code, logs: app.logs.raw }
   } finally {
     await app.close()
   }

@@ -58,7 +58,7 @@ describe('provider faults', () => {
     apps.push(app)
     assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
     assert.equal((await app.call('/health')).status, 200)
-    assert.ok(app.logs.some((line) => line.includes('OIDC discovery failed') && line.includes('ECONNREFUSED')))
+    assert.ok(app.logs.raw.some((line) => line.includes('OIDC discovery failed') && line.includes('ECONNREFUSED')))
   })
 
   test('a request without a token is still a 401 while the provider is down', async () => {
@@ -102,7 +102,7 @@ describe('provider faults', () => {
       const app = await start({ jwks_request_timeout_seconds: 0.3 })
       const response = await app.call('/whoami', `Bearer ${token}`)
       assertUnavailable(response)
-      assert.ok(app.logs.some((line) => line.includes('timed out')), 'the log says the key-set request timed out')
+      assert.ok(app.logs.raw.some((line) => line.includes('timed out')), 'the log says the key-set request timed out')
     } finally {
       provider.fault('jwks', null)
     }

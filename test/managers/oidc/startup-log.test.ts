@@ -5,14 +5,14 @@ import { createAuthManager } from '../../../src/managers/create-manager.ts'
 import { NO_POD } from '../../helpers/kubernetes.ts'
 import { serviceAccountJwt } from '../../helpers/fake-kube-api.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
-import { capturingLogger } from '../../helpers/stub-manager.ts'
+import { captureLogs } from '../../helpers/logs.ts'
 
 let provider: TestProvider
 before(async () => { provider = await startOidcProvider() })
 after(async () => { await provider.close() })
 
 function startManager (extra: Record<string, string> = {}): { lines: Array<Record<string, unknown>>, close: () => Promise<void>, authenticate: (token: string) => Promise<unknown> } {
-  const { logger, lines } = capturingLogger()
+  const { logger, lines } = captureLogs()
   const { auth } = loadAuthConfig({ project: 'p', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, ...extra } })
   const manager = createAuthManager(auth, { logger, kubernetes: { env: {}, serviceAccountDir: NO_POD } })
   return { lines, close: async () => { await manager.close() }, authenticate: async (token) => await manager.authenticate(token) }

@@ -34,7 +34,7 @@ describe('HTTPS provider with a self-signed certificate', () => {
     assert.equal(response.status, 503)
     assert.equal(response.body.code, 'provider_unavailable')
     assert.match(response.headers.get('retry-after') ?? '', /^\d+$/)
-    const line = app.logs.find((entry) => entry.includes('OIDC discovery failed'))
+    const line = app.logs.raw.find((entry) => entry.includes('OIDC discovery failed'))
     assert.ok(line !== undefined, 'a log line reports the discovery failure')
     assert.match(line, /SELF_SIGNED|UNABLE_TO_VERIFY|CERT/)
     assert.match(line, /ca_cert_path/)
@@ -45,7 +45,7 @@ describe('HTTPS provider with a self-signed certificate', () => {
     const response = await app.call('/whoami', `Bearer ${token}`)
     assert.equal(response.status, 200)
     assert.deepEqual(response.body.principal, { username: 'alice', roles: ['reader'], groups: [], namespaces: [], source: 'oidc' })
-    assert.ok(app.logs.some((line) => line.includes('"level":40') && line.includes('verify_ssl is false')))
+    assert.ok(app.logs.raw.some((line) => line.includes('"level":40') && line.includes('verify_ssl is false')))
   })
 
   test('with ca_cert_path naming the provider\'s certificate, tokens are validated with verification on', async () => {
