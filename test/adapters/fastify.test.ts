@@ -1,25 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import Fastify from 'fastify'
 import feastAuthz from '../../src/adapters/fastify.ts'
-import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { startApp } from '../helpers/authz-app.ts'
+import { useOidcApp } from '../helpers/oidc-app.ts'
 
 describe('the Fastify plugin with OIDC', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider({ alg: 'ES256' })
-    app = await startApp({ auth: oidcAuth(provider) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp({ provider: { alg: 'ES256' } })
 
   test('sets request.principal on an authenticated route', async () => {
-    const token = await provider.issue({ preferred_username: 'alice', groups: ['eng'] })
+    const token = await app.provider.issue({ preferred_username: 'alice', groups: ['eng'] })
     const response = await app.call('/whoami', `Bearer ${token}`)
     assert.equal(response.status, 200)
     assert.deepEqual(response.body.principal, { username: 'alice', roles: [], groups: ['eng'], namespaces: [], source: 'oidc' })
@@ -43,7 +33,7 @@ describe('the Fastify plugin with OIDC', () => {
   })
 
   test('an authenticated request reaches the body parser and the handler', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await app.provider.issue({ preferred_username: 'alice' })
     const response = await app.call('/echo', `Bearer ${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
     assert.equal(response.status, 200)
     assert.deepEqual(response.body, { body: { a: 1 } })
@@ -63,7 +53,7 @@ describe('the Fastify plugin with OIDC', () => {
 
   test('fastify.feastAuthz exposes the config in force and the health of the key set', async () => {
     assert.equal(app.app.feastAuthz.config.type, 'oidc')
-    await app.call('/whoami', `Bearer ${await provider.issue({ preferred_username: 'alice' })}`)
+    await app.call('/whoami', `Bearer ${await app.provider.issue({ preferred_username: 'alice' })}`)
     const health = app.app.feastAuthz.health()
     assert.equal(health.ready, true)
     assert.equal(health.detail.discovery, true)
@@ -71,36 +61,26 @@ describe('the Fastify plugin with OIDC', () => {
 })
 
 describe('tokens never reach the logs', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider({ alg: 'ES256' })
-    app = await startApp({ auth: oidcAuth(provider) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp({ provider: { alg: 'ES256' } })
 
   test('neither accepted, rejected nor unverifiable tokens appear in any log line, at debug level', async () => {
-    const valid = await provider.issue({ preferred_username: 'alice' })
-    const expired = await provider.sign({ preferred_username: 'alice', exp: Math.floor(Date.now() / 1000) - 3600 })
+    const valid = await app.provider.issue({ preferred_username: 'alice' })
+    const expired = await app.provider.sign({ preferred_username: 'alice', exp: Math.floor(Date.now() / 1000) - 3600 })
     const badSignature = `${valid.slice(0, valid.lastIndexOf('.'))}.${'A'.repeat(342)}`
-    const unknownKid = await provider.sign({ preferred_username: 'alice' }, { kid: 'nope' })
+    const unknownKid = await app.provider.sign({ preferred_username: 'alice' }, { kid: 'nope' })
     const tokens = [valid, expired, badSignature, unknownKid, 'opaque-token-value-1234567890']
     for (const token of tokens) await app.call('/whoami', `Bearer ${token}`)
     await app.call('/whoami', `Bearer ${valid} ${valid}`)
-    provider.fault('jwks', 'status500')
+    app.provider.fault('jwks', 'status500')
     try {
-      await provider.rotateKeys({ keepOld: true })
-      const unverifiable = await provider.issue({ preferred_username: 'alice' })
+      await app.provider.rotateKeys({ keepOld: true })
+      const unverifiable = await app.provider.issue({ preferred_username: 'alice' })
       tokens.push(unverifiable)
       await new Promise((resolve) => setTimeout(resolve, 60))
       const response = await app.call('/whoami', `Bearer ${unverifiable}`)
       assert.equal(response.status, 503)
     } finally {
-      provider.fault('jwks', null)
+      app.provider.fault('jwks', null)
     }
     const logs = app.logs.raw.join('\n')
     assert.ok(logs.includes('authentication rejected'), 'rejections are logged (so the check below looks at real lines)')

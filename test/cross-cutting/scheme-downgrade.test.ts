@@ -17,10 +17,11 @@ import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
 import { createIdpTokenSource } from '../../src/client/idp-token.ts'
 import { TokenSourceError } from '../../src/client/errors.ts'
-import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
+import { oidcAuth, startApp } from '../helpers/authz-app.ts'
 import { listeningUrl, runCli, startCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { useOidcApp } from '../helpers/oidc-app.ts'
 
 const DOWNGRADE = /is https but names the plain-http jwks_uri http:\/\/127\.0\.0\.1:\d+\/jwks: .*publish https URLs/
 
@@ -135,19 +136,10 @@ describe('an https discovery document naming plain-http URLs', () => {
 })
 
 describe('a plain-http discovery URL (an in-cluster provider)', () => {
-  let provider: TestProvider
-  let app: TestApp
-  before(async () => {
-    provider = await startOidcProvider()
-    app = await startApp({ auth: oidcAuth(provider) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp()
 
   test('still works, and startup logs exactly one warning that it is unencrypted', async () => {
-    const token = await provider.issue({ preferred_username: 'ivy' })
+    const token = await app.provider.issue({ preferred_username: 'ivy' })
     assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
     assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
     const warnings = app.logs.raw.filter((line) => line.includes('"level":40') && line.includes('is plain http'))

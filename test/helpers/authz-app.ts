@@ -2,6 +2,7 @@
  * A real Fastify server with the feast-authz plugin, listening on 127.0.0.1:0, for
  * integration tests. Every log line (Fastify's and the plugin's) is captured.
  */
+import assert from 'node:assert/strict'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Server } from 'node:http'
 import feastAuthz, { type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
@@ -65,4 +66,15 @@ export async function startApp (options: StartAppOptions): Promise<TestApp> {
     },
     close: async () => { await app.close() }
   }
+}
+
+/**
+ * Asserts the answer to a token the server could not judge because the provider failed:
+ * 503 `provider_unavailable` with a Retry-After in whole seconds and no challenge (fail closed, never 401).
+ */
+export function assertUnavailable (response: TestResponse): void {
+  assert.equal(response.status, 503, `expected 503, got ${response.status} ${JSON.stringify(response.body)}`)
+  assert.equal(response.body.code, 'provider_unavailable')
+  assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/)
+  assert.equal(response.headers.get('www-authenticate'), null)
 }

@@ -3,7 +3,8 @@ import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { oidcAuth, startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
-import { rawToken, startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { rawToken, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { useOidcApp } from '../../helpers/oidc-app.ts'
 
 // Every malformed, forged or out-of-policy token gets a 401 with an RFC 6750 challenge
 // naming invalid_token and a stable body code: never a 500, never an allow.
@@ -19,22 +20,12 @@ function assertRejected (response: TestResponse, code: string): void {
 }
 
 describe('bad tokens', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider()
-    app = await startApp({ auth: oidcAuth(provider) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp()
 
   const send = async (token: string): Promise<TestResponse> => await app.call('/whoami', `Bearer ${token}`)
 
   test('a valid token is accepted (the baseline every case below departs from)', async () => {
-    const response = await send(await provider.sign({ preferred_username: 'alice' }))
+    const response = await send(await app.provider.sign({ preferred_username: 'alice' }))
     assert.equal(response.status, 200)
     assert.equal((response.body.principal as { username: string }).username, 'alice')
   })
@@ -45,33 +36,33 @@ describe('bad tokens', () => {
   })
 
   test('alg none with the kid of a real key is still rejected', async () => {
-    const token = `${rawToken({ alg: 'none', kid: provider.kid }, { preferred_username: 'admin', exp: now() + 300 })}.`
+    const token = `${rawToken({ alg: 'none', kid: app.provider.kid }, { preferred_username: 'admin', exp: now() + 300 })}.`
     assertRejected(await send(token), 'unsupported_algorithm')
   })
 
   test('an HS256 token keyed with the provider\'s public key (PEM bytes as the HMAC secret) is rejected', async () => {
-    const secret = new TextEncoder().encode(await provider.publicKeyPem())
+    const secret = new TextEncoder().encode(await app.provider.publicKeyPem())
     const token = await new SignJWT({ preferred_username: 'admin', exp: now() + 300 })
-      .setProtectedHeader({ alg: 'HS256', kid: provider.kid })
+      .setProtectedHeader({ alg: 'HS256', kid: app.provider.kid })
       .sign(secret)
     assertRejected(await send(token), 'unsupported_algorithm')
   })
 
   test('an HS256 token keyed with the public JWK\'s modulus is rejected', async () => {
-    const secret = Buffer.from(String(provider.publicJwk.n), 'base64url')
+    const secret = Buffer.from(String(app.provider.publicJwk.n), 'base64url')
     const token = await new SignJWT({ preferred_username: 'admin', exp: now() + 300 }).setProtectedHeader({ alg: 'HS256' }).sign(secret)
     assertRejected(await send(token), 'unsupported_algorithm')
   })
 
   test('a token whose payload was altered after signing is rejected as invalid_signature', async () => {
-    const [header, , signature] = (await provider.sign({ preferred_username: 'alice' })).split('.')
-    const [, forgedPayload] = (await provider.sign({ preferred_username: 'admin' })).split('.')
+    const [header, , signature] = (await app.provider.sign({ preferred_username: 'alice' })).split('.')
+    const [, forgedPayload] = (await app.provider.sign({ preferred_username: 'admin' })).split('.')
     assertRejected(await send(`${header}.${forgedPayload}.${signature}`), 'invalid_signature')
   })
 
   test('a token signed by a key the provider does not have, under the provider\'s kid, is rejected as invalid_signature', async () => {
     const { privateKey } = await generateKeyPair('RS256')
-    const token = await new SignJWT({ preferred_username: 'admin', exp: now() + 300 }).setProtectedHeader({ alg: 'RS256', kid: provider.kid }).sign(privateKey)
+    const token = await new SignJWT({ preferred_username: 'admin', exp: now() + 300 }).setProtectedHeader({ alg: 'RS256', kid: app.provider.kid }).sign(privateKey)
     assertRejected(await send(token), 'invalid_signature')
   })
 
@@ -83,75 +74,75 @@ describe('bad tokens', () => {
   })
 
   test('a token whose alg does not fit the provider\'s key type (ES256 under an RSA kid) is rejected', async () => {
-    const token = `${rawToken({ alg: 'ES256', kid: provider.kid }, { preferred_username: 'admin', exp: now() + 300 })}.${Buffer.alloc(64, 1).toString('base64url')}`
+    const token = `${rawToken({ alg: 'ES256', kid: app.provider.kid }, { preferred_username: 'admin', exp: now() + 300 })}.${Buffer.alloc(64, 1).toString('base64url')}`
     assertRejected(await send(token), 'unknown_key')
   })
 
   test('an expired token is rejected as token_expired', async () => {
-    assertRejected(await send(await provider.sign({ preferred_username: 'alice', iat: now() - 7200, exp: now() - 3600 })), 'token_expired')
+    assertRejected(await send(await app.provider.sign({ preferred_username: 'alice', iat: now() - 7200, exp: now() - 3600 })), 'token_expired')
   })
 
   test('a token expired by less than the clock tolerance is still accepted', async () => {
-    const response = await send(await provider.sign({ preferred_username: 'alice', exp: now() - 2 }))
+    const response = await send(await app.provider.sign({ preferred_username: 'alice', exp: now() - 2 }))
     assert.equal(response.status, 200)
   })
 
   test('a token that is not valid yet (nbf in the future) is rejected as token_not_yet_valid', async () => {
-    assertRejected(await send(await provider.sign({ preferred_username: 'alice', nbf: now() + 3600 })), 'token_not_yet_valid')
+    assertRejected(await send(await app.provider.sign({ preferred_username: 'alice', nbf: now() + 3600 })), 'token_not_yet_valid')
   })
 
   test('a token without exp is rejected as missing_exp', async () => {
-    assertRejected(await send(await provider.sign({ preferred_username: 'alice' }, { noExp: true })), 'missing_exp')
+    assertRejected(await send(await app.provider.sign({ preferred_username: 'alice' }, { noExp: true })), 'missing_exp')
   })
 
   test('a token with a non-numeric exp is rejected', async () => {
-    assertRejected(await send(await provider.sign({ preferred_username: 'alice', exp: 'tomorrow' })), 'invalid_claims')
+    assertRejected(await send(await app.provider.sign({ preferred_username: 'alice', exp: 'tomorrow' })), 'invalid_claims')
   })
 
   test('a token whose exp is too large to be finite (1e400 parses to Infinity) is rejected as invalid_claims', async () => {
-    assertRejected(await send(await provider.signRaw('{"preferred_username":"mallory","exp":1e400}')), 'invalid_claims')
+    assertRejected(await send(await app.provider.signRaw('{"preferred_username":"mallory","exp":1e400}')), 'invalid_claims')
   })
 
   test('a valid token with base64 padding added to its signature is rejected as malformed_token', async () => {
-    const token = await provider.sign({ preferred_username: 'alice' })
+    const token = await app.provider.sign({ preferred_username: 'alice' })
     assert.equal((await send(token)).status, 200)
     assertRejected(await send(`${token}==`), 'malformed_token')
   })
 
   test('a token naming an unknown kid is rejected as unknown_key', async () => {
-    assertRejected(await send(await provider.sign({ preferred_username: 'alice' }, { kid: 'no-such-key' })), 'unknown_key')
+    assertRejected(await send(await app.provider.sign({ preferred_username: 'alice' }, { kid: 'no-such-key' })), 'unknown_key')
   })
 
   test('a token with two segments is rejected as malformed_token', async () => {
-    assertRejected(await send(rawToken({ alg: 'RS256', kid: provider.kid }, { preferred_username: 'alice' })), 'malformed_token')
+    assertRejected(await send(rawToken({ alg: 'RS256', kid: app.provider.kid }, { preferred_username: 'alice' })), 'malformed_token')
   })
 
   test('a token with four segments is rejected as malformed_token', async () => {
-    assertRejected(await send(`${await provider.sign({ preferred_username: 'alice' })}.AAAA`), 'malformed_token')
+    assertRejected(await send(`${await app.provider.sign({ preferred_username: 'alice' })}.AAAA`), 'malformed_token')
   })
 
   test('a correctly signed token whose header is not JSON is rejected as malformed_token', async () => {
-    assertRejected(await send(await provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, `{"alg":"RS256","kid":"${provider.kid}"`)), 'malformed_token')
+    assertRejected(await send(await app.provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, `{"alg":"RS256","kid":"${app.provider.kid}"`)), 'malformed_token')
   })
 
   test('a correctly signed token whose header is a JSON array is rejected as malformed_token', async () => {
-    assertRejected(await send(await provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, '["RS256"]')), 'malformed_token')
+    assertRejected(await send(await app.provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, '["RS256"]')), 'malformed_token')
   })
 
   test('the raw signer itself produces tokens the server accepts (so the cases above fail for their defect only)', async () => {
-    assert.equal((await send(await provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }))).status, 200)
+    assert.equal((await send(await app.provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }))).status, 200)
   })
 
   test('a correctly signed token whose payload is not JSON is rejected as malformed_token', async () => {
-    assertRejected(await send(await provider.signRaw('preferred_username=admin')), 'malformed_token')
+    assertRejected(await send(await app.provider.signRaw('preferred_username=admin')), 'malformed_token')
   })
 
   test('a correctly signed token whose payload is a JSON array is rejected as malformed_token', async () => {
-    assertRejected(await send(await provider.signRaw(['admin'])), 'malformed_token')
+    assertRejected(await send(await app.provider.signRaw(['admin'])), 'malformed_token')
   })
 
   test('a token with an unknown critical header is rejected', async () => {
-    assertRejected(await send(await provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, { alg: 'RS256', kid: provider.kid, crit: ['x-feast'], 'x-feast': 1 })), 'malformed_token')
+    assertRejected(await send(await app.provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, { alg: 'RS256', kid: app.provider.kid, crit: ['x-feast'], 'x-feast': 1 })), 'malformed_token')
   })
 
   test('a token longer than the 8 KiB default is rejected as token_too_long before any decoding', async () => {
@@ -165,19 +156,10 @@ describe('bad tokens', () => {
 })
 
 describe('bad Authorization headers', () => {
-  let provider: TestProvider
-  let app: TestApp
+  const app = useOidcApp({ provider: { alg: 'PS256' }, fastify: { http: { maxHeaderSize: 256 * 1024 } } })
   let valid: string
 
-  before(async () => {
-    provider = await startOidcProvider({ alg: 'PS256' })
-    app = await startApp({ auth: oidcAuth(provider), fastify: { http: { maxHeaderSize: 256 * 1024 } } })
-    valid = await provider.issue({ preferred_username: 'alice' })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  before(async () => { valid = await app.token({ preferred_username: 'alice' }) })
 
   test('a request without an Authorization header gets 401 missing_token with a challenge that names no error', async () => {
     const response = await app.call('/whoami')
@@ -219,19 +201,16 @@ describe('bad Authorization headers', () => {
 })
 
 describe('audience and issuer', () => {
+  const open = useOidcApp({ provider: { alg: 'EdDSA' } })
   let provider: TestProvider
-  let open: TestApp
   let strict: TestApp
 
+  // A second server on the same provider, checking what the first does not.
   before(async () => {
-    provider = await startOidcProvider({ alg: 'EdDSA' })
-    open = await startApp({ auth: oidcAuth(provider) })
+    provider = open.provider
     strict = await startApp({ auth: oidcAuth(provider, { audience: 'feast-api', issuer: provider.issuer }) })
   })
-  after(async () => {
-    await Promise.all([open?.close(), strict?.close()])
-    await provider?.close()
-  })
+  after(async () => { await strict?.close() })
 
   test('without audience configured, any aud is accepted', async () => {
     const response = await open.call('/whoami', `Bearer ${await provider.issue({ preferred_username: 'alice' }, { audience: 'another-api' })}`)

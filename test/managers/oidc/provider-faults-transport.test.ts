@@ -11,30 +11,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
+import { assertUnavailable, startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { startFaultProxy, type FaultMode, type FaultProxy } from '../../helpers/fault-proxy.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { eventuallyStatus } from '../../helpers/eventually.ts'
 
 /** Longer than the unknown-kid cooldown startApp configures (50 ms): an unknown kid then causes a refetch. */
 const COOLDOWN_MS = 150
 /** Slack on top of jwks_request_timeout_seconds for a loaded 2-core machine. */
 const MARGIN_MS = 2000
-
-function assertUnavailable (response: TestResponse): void {
-  assert.equal(response.status, 503, `expected 503, got ${response.status} ${JSON.stringify(response.body)}`)
-  assert.equal(response.body.code, 'provider_unavailable')
-  assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/)
-  assert.equal(response.headers.get('www-authenticate'), null)
-}
-
-async function eventually (call: () => Promise<TestResponse>, status: number): Promise<TestResponse> {
-  let response = await call()
-  for (let attempt = 0; response.status !== status && attempt < 100; attempt++) {
-    await sleep(50)
-    response = await call()
-  }
-  return response
-}
 
 let provider: TestProvider
 let token: string
@@ -70,7 +55,7 @@ describe('a provider that is down when the server starts', () => {
     assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
     assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
     proxy.set('pass')
-    const recovered = await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)
+    const recovered = await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200, 10_000)
     assert.equal(recovered.status, 200)
     assert.equal((recovered.body.principal as { username: string }).username, 'alice')
   })
@@ -91,7 +76,7 @@ describe('a provider that hangs', () => {
     }
     assert.equal(proxy.count('/jwks'), 1)
     proxy.set('pass', '/jwks')
-    assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+    assert.equal((await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200, 10_000)).status, 200)
   })
 
   test('a key set dripped slower than the timeout is cut off: the timeout covers the body, not only the headers', async () => {
@@ -180,6 +165,6 @@ describe('a provider that breaks after the keys were fetched', () => {
     await sleep(700)
     assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
     proxy.reset()
-    assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+    assert.equal((await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200, 10_000)).status, 200)
   })
 })

@@ -2,18 +2,13 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { oidcAuth, startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
+import { assertUnavailable, oidcAuth, startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { startOidcProvider, type ProviderFault, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { useOidcApp } from '../../helpers/oidc-app.ts'
+import { eventuallyStatus } from '../../helpers/eventually.ts'
 
 // When the provider cannot be reached or answers garbage, the server cannot judge the
 // token: 503 with Retry-After and no challenge, never 401, never 500, never an allow.
-
-function assertUnavailable (response: TestResponse): void {
-  assert.equal(response.status, 503, `expected 503, got ${response.status} ${JSON.stringify(response.body)}`)
-  assert.equal(response.body.code, 'provider_unavailable')
-  assert.match(response.headers.get('retry-after') ?? '', /^\d+$/)
-  assert.equal(response.headers.get('www-authenticate'), null)
-}
 
 /** A loopback port on which nothing listens. */
 async function closedPort (): Promise<number> {
@@ -22,16 +17,6 @@ async function closedPort (): Promise<number> {
   const { port } = server.address() as { port: number }
   await new Promise<void>((resolve) => server.close(() => { resolve() }))
   return port
-}
-
-/** Retries `call` until it gives `status` (the failure back-off is 50 ms in tests), or fails after ~3 s. */
-async function eventually (call: () => Promise<TestResponse>, status: number): Promise<TestResponse> {
-  let response = await call()
-  for (let attempt = 0; response.status !== status && attempt < 60; attempt++) {
-    await sleep(50)
-    response = await call()
-  }
-  return response
 }
 
 describe('provider faults', () => {
@@ -75,7 +60,7 @@ describe('provider faults', () => {
       const app = await start()
       assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
       provider.fault('discovery', null)
-      const response = await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)
+      const response = await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200)
       assert.equal(response.status, 200)
     } finally {
       provider.fault('discovery', null)
@@ -89,7 +74,7 @@ describe('provider faults', () => {
         const app = await start()
         assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
         provider.fault('jwks', null)
-        assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+        assert.equal((await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
       } finally {
         provider.fault('jwks', null)
       }
@@ -140,55 +125,35 @@ describe('provider faults', () => {
 })
 
 describe('a flood of unknown kids', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider({ alg: 'ES256' })
-    app = await startApp({ auth: oidcAuth(provider), plugin: { oidc: { unknownKidCooldownSeconds: 30 } } })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp({ provider: { alg: 'ES256' }, plugin: { oidc: { unknownKidCooldownSeconds: 30 } } })
 
   test('costs at most one JWKS refetch per cooldown period, and each such token gets 401 unknown_key', async () => {
-    const valid = await provider.issue({ preferred_username: 'alice' })
+    const valid = await app.provider.issue({ preferred_username: 'alice' })
     assert.equal((await app.call('/whoami', `Bearer ${valid}`)).status, 200)
-    const before = provider.stats.jwks
-    const tokens = await Promise.all(Array.from({ length: 30 }, async (_, i) => await provider.sign({ preferred_username: 'mallory' }, { kid: `random-${i}` })))
+    const before = app.provider.stats.jwks
+    const tokens = await Promise.all(Array.from({ length: 30 }, async (_, i) => await app.provider.sign({ preferred_username: 'mallory' }, { kid: `random-${i}` })))
     const responses = await Promise.all(tokens.map(async (token) => await app.call('/whoami', `Bearer ${token}`)))
     assert.deepEqual(new Set(responses.map((response) => `${response.status} ${String(response.body.code)}`)), new Set(['401 unknown_key']))
-    assert.ok(provider.stats.jwks - before <= 1, `JWKS fetched ${provider.stats.jwks - before} times`)
+    assert.ok(app.provider.stats.jwks - before <= 1, `JWKS fetched ${app.provider.stats.jwks - before} times`)
   })
 })
 
 describe('a provider outage after the keys were fetched', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider({ alg: 'ES256' })
-    app = await startApp({ auth: oidcAuth(provider, { jwks_cache_lifespan_seconds: 2 }) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp({ provider: { alg: 'ES256' }, auth: { jwks_cache_lifespan_seconds: 2 } })
 
   test('does not stop tokens validating within the cache lifespan, and gives 503 (not 401) once it has passed', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await app.provider.issue({ preferred_username: 'alice' })
     assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
-    provider.fault('jwks', 'status500')
+    app.provider.fault('jwks', 'status500')
     try {
-      const other = await provider.issue({ preferred_username: 'bob' })
+      const other = await app.provider.issue({ preferred_username: 'bob' })
       assert.equal((await app.call('/whoami', `Bearer ${other}`)).status, 200, 'a token never seen before, checked against the cached keys')
       await sleep(2100) // the set was fetched before this point: it is now older than its lifespan
       assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
       assertUnavailable(await app.call('/whoami', `Bearer ${other}`))
     } finally {
-      provider.fault('jwks', null)
+      app.provider.fault('jwks', null)
     }
-    assert.equal((await eventually(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
+    assert.equal((await eventuallyStatus(async () => await app.call('/whoami', `Bearer ${token}`), 200)).status, 200)
   })
 })

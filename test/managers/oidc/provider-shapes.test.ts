@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { oidcAuth, startApp, type TestApp } from '../../helpers/authz-app.ts'
-import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { type TestProvider } from '../../helpers/oidc-provider.ts'
+import { useOidcApp } from '../../helpers/oidc-app.ts'
 
 // Access-token shapes of common identity providers, issued as real JWTs by a real provider
 // and sent to a real server: each must yield exactly the principal Feast would build.
@@ -10,20 +11,10 @@ const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47'
 const ENTRA_V1_ISSUER = `https://sts.windows.net/${TENANT}/`
 
 describe('token shapes of identity providers', () => {
-  let provider: TestProvider
-  let app: TestApp
-
-  before(async () => {
-    provider = await startOidcProvider()
-    app = await startApp({ auth: oidcAuth(provider) })
-  })
-  after(async () => {
-    await app?.close()
-    await provider?.close()
-  })
+  const app = useOidcApp()
 
   const principalOf = async (claims: Record<string, unknown>): Promise<unknown> => {
-    const response = await app.call('/whoami', `Bearer ${await provider.issue(claims)}`)
+    const response = await app.call('/whoami', `Bearer ${await app.provider.issue(claims)}`)
     assert.equal(response.status, 200, JSON.stringify(response.body))
     return response.body.principal
   }
@@ -31,10 +22,10 @@ describe('token shapes of identity providers', () => {
   test('a Keycloak user token gives preferred_username, the client roles merged with top-level roles, and group paths verbatim', async () => {
     const principal = await principalOf({
       preferred_username: 'alice',
-      azp: provider.clientId,
+      azp: app.provider.clientId,
       typ: 'Bearer',
       realm_access: { roles: ['offline_access', 'uma_authorization'] },
-      resource_access: { [provider.clientId]: { roles: ['reader', 'writer'] }, account: { roles: ['manage-account'] } },
+      resource_access: { [app.provider.clientId]: { roles: ['reader', 'writer'] }, account: { roles: ['manage-account'] } },
       roles: ['writer', 'auditor'],
       groups: ['/data-science/feast', '/admins'],
       scope: 'openid profile email'
@@ -138,7 +129,7 @@ describe('token shapes of identity providers', () => {
   test('roles and groups keep their first-seen order without duplicates, and non-string entries are dropped', async () => {
     const principal = await principalOf({
       preferred_username: 'dave',
-      resource_access: { [provider.clientId]: { roles: ['b', 1, null, 'a', 'b'] } },
+      resource_access: { [app.provider.clientId]: { roles: ['b', 1, null, 'a', 'b'] } },
       roles: ['a', 'c', { name: 'x' }, 'b', ''],
       groups: ['g1', 7, 'g1', 'g2', null]
     })
@@ -148,7 +139,7 @@ describe('token shapes of identity providers', () => {
   test('roles and groups claims of the wrong type give no roles or groups', async () => {
     const principal = await principalOf({
       preferred_username: 'erin',
-      resource_access: { [provider.clientId]: { roles: 'admin' } },
+      resource_access: { [app.provider.clientId]: { roles: 'admin' } },
       roles: 'admin',
       groups: 'admins'
     })
@@ -161,22 +152,24 @@ describe('token shapes of identity providers', () => {
   })
 
   test('a token with no username claim at all is rejected with 401 missing_username', async () => {
-    const response = await app.call('/whoami', `Bearer ${await provider.issue({ sub: undefined, roles: ['admin'] })}`)
+    const response = await app.call('/whoami', `Bearer ${await app.provider.issue({ sub: undefined, roles: ['admin'] })}`)
     assert.equal(response.status, 401)
     assert.equal(response.body.code, 'missing_username')
   })
 
   test('a token from the password grant carries the user\'s claims', async () => {
-    provider.addUser('grace', 'pw-grace', { preferred_username: 'grace', groups: ['eng'], roles: ['reader'] })
-    const response = await app.call('/whoami', `Bearer ${await provider.issueForUser('grace')}`)
+    app.provider.addUser('grace', 'pw-grace', { preferred_username: 'grace', groups: ['eng'], roles: ['reader'] })
+    const response = await app.call('/whoami', `Bearer ${await app.provider.issueForUser('grace')}`)
     assert.equal(response.status, 200)
     assert.deepEqual(response.body.principal, { username: 'grace', roles: ['reader'], groups: ['eng'], namespaces: [], source: 'oidc' })
   })
 })
 
 describe('Entra ID v1 app-only tokens (issuer https://sts.windows.net/<tenant>/)', () => {
+  // oidc-provider accepts an issuer identifier unrelated to where it listens and still
+  // serves discovery and JWKS from the loopback address, so the tokens are real.
+  const app = useOidcApp({ provider: { issuer: ENTRA_V1_ISSUER } })
   let provider: TestProvider
-  let app: TestApp
   let withV1Issuer: TestApp
   let withV2Issuer: TestApp
 
@@ -192,17 +185,14 @@ describe('Entra ID v1 app-only tokens (issuer https://sts.windows.net/<tenant>/)
     roles: ['Feast.Writer', 'Feast.Reader']
   }
 
+  // Two more servers on the same provider, checking the issuer.
   before(async () => {
-    // oidc-provider accepts an issuer identifier unrelated to where it listens and still
-    // serves discovery and JWKS from the loopback address, so the tokens are real.
-    provider = await startOidcProvider({ issuer: ENTRA_V1_ISSUER })
-    app = await startApp({ auth: oidcAuth(provider) })
+    provider = app.provider
     withV1Issuer = await startApp({ auth: oidcAuth(provider, { issuer: ENTRA_V1_ISSUER, audience: 'api://feast' }) })
     withV2Issuer = await startApp({ auth: oidcAuth(provider, { issuer: `https://login.microsoftonline.com/${TENANT}/v2.0` }) })
   })
   after(async () => {
-    await Promise.all([app?.close(), withV1Issuer?.close(), withV2Issuer?.close()])
-    await provider?.close()
+    await Promise.all([withV1Issuer?.close(), withV2Issuer?.close()])
   })
 
   test('the provider really issues tokens with the sts.windows.net issuer', async () => {
