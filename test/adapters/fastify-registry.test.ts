@@ -5,30 +5,19 @@
  */
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import feastAuthz, { type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { oidcAuth } from '../helpers/authz-app.ts'
 import { registryBytes, replaceFile } from '../helpers/registry-builder.ts'
-import { AUDITORS, issueTokens, RELOAD_WAIT, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { AUDITORS, useUsers, RELOAD_WAIT, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { captureLogs } from '../helpers/logs.ts'
 
-let provider: TestProvider
-let tokens: Record<User, string>
-const cleanups: Array<() => Promise<void> | void> = []
-
-before(async () => {
-  provider = await startOidcProvider()
-  tokens = await issueTokens(provider)
-})
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-  await provider.close()
-})
+const users = useUsers()
+const { cleanups } = users
 
 interface Served { app: FastifyInstance, store: StoreDir, status (user: User | undefined, path: string): Promise<number> }
 
@@ -37,7 +26,7 @@ interface Served { app: FastifyInstance, store: StoreDir, status (user: User | u
  * `project` query parameter names (the server's own by default).
  */
 async function serve (options: { store?: StoreDir, plugin?: Omit<FeastAuthzOptions, 'config'> } = {}): Promise<Served> {
-  const store = options.store ?? storeDir(oidcAuth(provider))
+  const store = options.store ?? storeDir(oidcAuth(users.provider))
   cleanups.push(store.cleanup)
   const app = Fastify()
   await app.register(feastAuthz, { config: store.config, ...options.plugin })
@@ -55,7 +44,7 @@ async function serve (options: { store?: StoreDir, plugin?: Omit<FeastAuthzOptio
     app,
     store,
     status: async (user, path) => {
-      const response = await fetch(`${url}${path}`, { headers: user === undefined ? {} : { authorization: `Bearer ${tokens[user]}` } })
+      const response = await fetch(`${url}${path}`, { headers: user === undefined ? {} : { authorization: `Bearer ${users.tokens[user]}` } })
       await response.arrayBuffer()
       return response.status
     }
@@ -135,7 +124,7 @@ describe('where the permissions come from', () => {
   })
 
   test('a registry path ending in .yaml (the reference server\'s own format) is not read for permissions', async () => {
-    const store = storeDir(oidcAuth(provider), TWO_PROJECTS, 'registry.yaml')
+    const store = storeDir(oidcAuth(users.provider), TWO_PROJECTS, 'registry.yaml')
     const served = await serve({ store })
     assert.equal(served.app.feastAuthz.registry, undefined)
   })
@@ -157,14 +146,14 @@ describe('a registry that cannot be used stops startup', () => {
   }
 
   test('an unsupported registry type names the type and what is supported', async () => {
-    const error = await startupError(storeDir(oidcAuth(provider), TWO_PROJECTS, { registry_type: 'sql', path: 'postgresql://feast@db/feast' }))
+    const error = await startupError(storeDir(oidcAuth(users.provider), TWO_PROJECTS, { registry_type: 'sql', path: 'postgresql://feast@db/feast' }))
     assert.ok(error instanceof ConfigError, String(error))
     assert.equal(error.field, 'registry.registry_type')
     assert.match(error.message, /"sql" is not supported yet .*file registries/)
   })
 
   test('a corrupt registry file names the file', async () => {
-    const store = storeDir(oidcAuth(provider))
+    const store = storeDir(oidcAuth(users.provider))
     writeFileSync(store.registry, 'garbage')
     const error = await startupError(store)
     assert.ok(error instanceof ConfigError, String(error))
@@ -172,7 +161,7 @@ describe('a registry that cannot be used stops startup', () => {
   })
 
   test('a registry without the server\'s project names the projects it has', async () => {
-    const error = await startupError(storeDir(oidcAuth(provider), { ...TWO_PROJECTS, projects: ['other'] }))
+    const error = await startupError(storeDir(oidcAuth(users.provider), { ...TWO_PROJECTS, projects: ['other'] }))
     assert.ok(error instanceof ConfigError, String(error))
     assert.match(error.message, /no project "demo" \(it has "other"\)/)
   })

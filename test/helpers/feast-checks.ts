@@ -8,10 +8,15 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before } from 'node:test'
 import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
 import { stringify } from 'yaml'
+import type { FeastRegistry } from '../../src/registry/feast-registry.ts'
+import { buildReferenceServer } from '../../src/server/app.ts'
+import type { FeatureCatalog } from '../../src/server/catalog.ts'
 import { oidcAuth } from './authz-app.ts'
-import type { TestProvider } from './oidc-provider.ts'
+import { startOidcProvider, type TestProvider } from './oidc-provider.ts'
 
 /** Views of a credit-scoring project, one per case Feast treats apart. */
 export const REGISTRY_YAML = `
@@ -131,6 +136,44 @@ export function nestedList (depth: number): string {
 export interface Served {
   readonly base: string
   readonly tokens: Record<User, string>
+}
+
+/** The registry a reference server of the scenario serves, and how to close it. */
+export interface ServedRegistry {
+  readonly registry: FeatureCatalog | FeastRegistry
+  close? (): void
+}
+
+/**
+ * Before the suite's tests: a real provider, a token per user, the scenario's store and the
+ * reference server over the registry `open` gives for it, listening on 127.0.0.1; all closed
+ * after them. The object it returns is read inside tests only.
+ */
+export function useReferenceServer (open: (store: StoreFiles) => ServedRegistry): Served {
+  let provider: TestProvider | undefined
+  let store: StoreFiles | undefined
+  let served: ServedRegistry | undefined
+  let app: FastifyInstance | undefined
+  let running: Served | undefined
+  before(async () => {
+    provider = await startOidcProvider()
+    const tokens = await issueTokens(provider)
+    store = writeStore(provider)
+    served = open(store)
+    app = await buildReferenceServer({ config: store.config, permissions: store.permissions, registry: served.registry })
+    running = { base: await app.listen({ host: '127.0.0.1', port: 0 }), tokens }
+  })
+  after(async () => {
+    await app?.close()
+    served?.close?.()
+    await provider?.close()
+    store?.cleanup()
+  })
+  const current = (): Served => {
+    if (running === undefined) throw new Error('useReferenceServer: the server starts in the suite\'s before hook; use it inside a test')
+    return running
+  }
+  return { get base () { return current().base }, get tokens () { return current().tokens } }
 }
 
 const READ_CREDIT = { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] } }

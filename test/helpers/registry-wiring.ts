@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventuallyOptions } from './eventually.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
-import type { TestProvider } from './oidc-provider.ts'
+import { after, before } from 'node:test'
+import { startOidcProvider, type TestProvider } from './oidc-provider.ts'
 import { registryBytes, type RegistryContent } from './registry-builder.ts'
 
 /** Home project: readers may describe and read feature views. */
@@ -39,6 +40,38 @@ export async function issueTokens (provider: TestProvider): Promise<Record<User,
     writer: await withRoles('walt', ['writer']),
     auditor: await withRoles('ada', ['auditor']),
     stranger: await withRoles('sam', [])
+  }
+}
+
+/** What {@link useUsers} gives: read inside tests and hooks only. */
+export interface Users {
+  readonly provider: TestProvider
+  readonly tokens: Record<User, string>
+  /** What a test opened (servers, store directories), closed after the suite, last first, before the provider. */
+  readonly cleanups: Array<() => Promise<void> | void>
+}
+
+/** Starts a real provider and issues a token per user before the suite's tests; cleans up after them. */
+export function useUsers (): Users {
+  let provider: TestProvider | undefined
+  let tokens: Record<User, string> | undefined
+  const cleanups: Array<() => Promise<void> | void> = []
+  before(async () => {
+    provider = await startOidcProvider()
+    tokens = await issueTokens(provider)
+  })
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+    await provider?.close()
+  })
+  const started = <T> (value: T | undefined): T => {
+    if (value === undefined) throw new Error('useUsers: the provider starts in the suite\'s before hook; use it inside a test')
+    return value
+  }
+  return {
+    get provider () { return started(provider) },
+    get tokens () { return started(tokens) },
+    cleanups
   }
 }
 

@@ -6,37 +6,16 @@
  * (test/cross-cutting/docs/express-example.test.ts).
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildReferenceServer } from '../../src/server/app.ts'
+import { describe, test } from 'node:test'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
-import { defineReadChecks, issueTokens, nestedList, postAs, writeStore, type StoreFiles, type User } from '../helpers/feast-checks.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { defineReadChecks, useReferenceServer, nestedList, postAs, type User } from '../helpers/feast-checks.ts'
 
-let provider: TestProvider
-let store: StoreFiles
-let app: FastifyInstance
-let base: string
-let tokens: Record<User, string>
+const served = useReferenceServer((store) => ({ registry: loadYamlCatalogFile(store.registry) }))
 
-before(async () => {
-  provider = await startOidcProvider()
-  tokens = await issueTokens(provider)
-  store = writeStore(provider)
-  app = await buildReferenceServer({ config: store.config, permissions: store.permissions, registry: loadYamlCatalogFile(store.registry) })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-
-after(async () => {
-  await app?.close()
-  await provider?.close()
-  store?.cleanup()
-})
-
-const post = async (user: User, path: string, body: unknown) => await postAs(base, tokens[user], path, body)
+const post = async (user: User, path: string, body: unknown) => await postAs(served.base, served.tokens[user], path, body)
 
 describe('Fastify reference server: POST /get-online-features checks what Feast checks, in Feast\'s order', () => {
-  for (const [name, check] of Object.entries(defineReadChecks(() => ({ base, tokens })))) test(name, check)
+  for (const [name, check] of Object.entries(defineReadChecks(() => served))) test(name, check)
 })
 
 describe('Fastify reference server: the order of the answers', () => {
@@ -123,7 +102,7 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
 
 describe('Fastify reference server: GET /api/v1/feature_views lists what Feast\'s registry server lists', () => {
   test('feature, batch, stream and on-demand views; label views are not listed', async () => {
-    const response = await fetch(`${base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${tokens.describer}` } })
+    const response = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const body = await response.json() as { featureViews: Array<{ type: string, spec: { name: string } }> }
     assert.deepEqual(body.featureViews.map((view) => `${view.type}:${view.spec.name}`), [
       'FeatureView:credit_history', 'FeatureView:zipcode_features', 'StreamFeatureView:live_payments', 'BatchFeatureView:batch_scores',

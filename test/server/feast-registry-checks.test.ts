@@ -6,14 +6,11 @@
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { describe, test } from 'node:test'
 import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
 import { catalogFromFeastRegistry } from '../../src/server/catalog-from-feast.ts'
 import { encodeRegistry } from '../../src/registry/encode.ts'
-import { buildReferenceServer } from '../../src/server/app.ts'
-import { issueTokens, postAs, writeStore, type StoreFiles, type User } from '../helpers/feast-checks.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { useReferenceServer, postAs } from '../helpers/feast-checks.ts'
 
 const view = (name: string, online: boolean, disabled = false) => ({
   spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], batch_source: { name: `${name}_source`, type: 1 }, online, disabled }
@@ -39,29 +36,12 @@ const REGISTRY = encodeRegistry({
   label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }]
 })
 
-let provider: TestProvider
-let store: StoreFiles
 let registry: FeastRegistry
-let app: FastifyInstance
-let base: string
-let tokens: Record<User, string>
-
-before(async () => {
-  provider = await startOidcProvider()
-  tokens = await issueTokens(provider)
-  store = writeStore(provider)
+const served = useReferenceServer((store) => {
   const path = join(store.dir, 'registry.db')
   writeFileSync(path, REGISTRY)
   registry = openFeastRegistry({ path, project: 'credit', pollIntervalMs: 0 })
-  app = await buildReferenceServer({ config: store.config, permissions: store.permissions, registry })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-
-after(async () => {
-  await app?.close()
-  registry?.close()
-  await provider?.close()
-  store?.cleanup()
+  return { registry, close: () => { registry.close() } }
 })
 
 const READ_ON_DEMAND = { features: ['transaction_gt_last_credit_card_due:transaction_gt_last_credit_card_due'], entities: { dob_ssn: ['19530219_5179'] } }
@@ -72,32 +52,32 @@ describe('the reference server over a Feast registry file', () => {
   })
 
   test('READ_ONLINE on the on-demand view alone is denied on the feature view it reads', async () => {
-    const reply = await postAs(base, tokens.odfv_reader, '/get-online-features', READ_ON_DEMAND)
+    const reply = await postAs(served.base, served.tokens.odfv_reader, '/get-online-features', READ_ON_DEMAND)
     assert.equal(reply.status, 403, reply.text)
     assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureView:credit_history')
   })
 
   test('with READ_ONLINE on both, the on-demand view is read', async () => {
-    const reply = await postAs(base, tokens.reader, '/get-online-features', READ_ON_DEMAND)
+    const reply = await postAs(served.base, served.tokens.reader, '/get-online-features', READ_ON_DEMAND)
     assert.equal(reply.status, 200, reply.text)
   })
 
   test('materializing without a view list: online enabled views and on-demand views that write online; no disabled, offline or label view', async () => {
-    const reply = await postAs(base, tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z' })
+    const reply = await postAs(served.base, served.tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z' })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.materialized, ['credit_history', 'written_on_demand'])
   })
 
   test('a label view is read with READ_ONLINE on LabelView, and not listed by GET /api/v1/feature_views', async () => {
-    const read = await postAs(base, tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['1'] } })
+    const read = await postAs(served.base, served.tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['1'] } })
     assert.equal(read.status, 200, read.text)
-    const listed = await fetch(`${base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${tokens.describer}` } })
+    const listed = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
     assert.deepEqual(names, ['credit_history', 'archive', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {
-    const reply = await postAs(base, tokens.reader, '/get-online-features', { features: ['retired:retired_value'], entities: { dob_ssn: ['1'] } })
+    const reply = await postAs(served.base, served.tokens.reader, '/get-online-features', { features: ['retired:retired_value'], entities: { dob_ssn: ['1'] } })
     assert.equal(reply.status, 422, reply.text)
     assert.match(reply.body.message, /"retired" is disabled/)
   })

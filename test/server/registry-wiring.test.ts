@@ -8,16 +8,15 @@ import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../../src/config/errors.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import { openFeastRegistry } from '../../src/registry/index.ts'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
 import { oidcAuth } from '../helpers/authz-app.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY } from '../helpers/registry-builder.ts'
-import { issueTokens, RELOAD_WAIT, storeDir, TWO_PROJECTS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { useUsers, RELOAD_WAIT, storeDir, TWO_PROJECTS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { captureLogs } from '../helpers/logs.ts'
 
@@ -25,18 +24,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SAMPLE_PROJECT = 'credit_scoring_aws'
 const SAMPLE_VIEWS = ['credit_history', 'zipcode_features', 'zipcode_money_features', 'transaction_gt_last_credit_card_due']
 
-let provider: TestProvider
-let tokens: Record<User, string>
-const cleanups: Array<() => Promise<void> | void> = []
-
-before(async () => {
-  provider = await startOidcProvider()
-  tokens = await issueTokens(provider)
-})
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-  await provider.close()
-})
+const users = useUsers()
+const { cleanups } = users
 
 interface Reply { status: number, body: any }
 type Call = (method: 'GET' | 'POST', path: string, user?: User, body?: unknown) => Promise<Reply>
@@ -50,7 +39,7 @@ async function start (options: ReferenceServerOptions): Promise<{ app: FastifyIn
 
 async function request (url: string, method: 'GET' | 'POST', path: string, user?: User, body?: unknown): Promise<Reply> {
   const headers: Record<string, string> = {}
-  if (user !== undefined) headers.authorization = `Bearer ${tokens[user]}`
+  if (user !== undefined) headers.authorization = `Bearer ${users.tokens[user]}`
   if (body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
   const text = await response.text()
@@ -85,7 +74,7 @@ describe('the reference server over Feast\'s UI sample registry', () => {
   test('with oidc and a registry given as an option: 401 without a token, 200 with one (the sample defines no permissions)', async () => {
     const registry = openFeastRegistry({ path: SAMPLE_REGISTRY, project: SAMPLE_PROJECT })
     cleanups.push(() => { registry.close() })
-    const { call } = await start({ config: { project: SAMPLE_PROJECT, auth: oidcAuth(provider) }, registry })
+    const { call } = await start({ config: { project: SAMPLE_PROJECT, auth: oidcAuth(users.provider) }, registry })
     assert.equal((await call('GET', '/api/v1/feature_views')).status, 401)
     const listed = await call('GET', '/api/v1/feature_views', 'stranger')
     assert.equal(listed.status, 200)
@@ -100,7 +89,7 @@ describe('the reference server over a registry with permissions, in two projects
   let store: StoreDir
   let call: Call
   before(async () => {
-    store = storeDir(oidcAuth(provider))
+    store = storeDir(oidcAuth(users.provider))
     cleanups.push(store.cleanup)
     ;({ call } = await start({ config: store.config }))
   })
@@ -157,7 +146,7 @@ describe('the reference server follows the registry file while serving', () => {
   })
 
   test('explicit permissions win over the registry\'s', async () => {
-    const store = storeDir(oidcAuth(provider))
+    const store = storeDir(oidcAuth(users.provider))
     cleanups.push(store.cleanup)
     const strangers = permission({ name: 'everyone-reads', types: ['FeatureView'], actions: ['READ_ONLINE'], policy: roleBasedPolicy([]) })
     const { call } = await start({ config: store.config, permissions: [strangers] })
