@@ -2,10 +2,9 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { run as check } from '../../src/cli/commands/check.ts'
-import { runCli, runInProcess, type CliRun } from '../helpers/cli.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
 const FEAST = 'fixtures/permissions/feast-conftest.yaml'
@@ -139,19 +138,12 @@ describe('feast-authz check: requests and arguments (in process)', () => {
 })
 
 describe('feast-authz check with a token (spawned, real OpenID provider)', () => {
-  let provider: TestProvider
-  let configPath: string
-  before(async () => {
-    provider = await startOidcProvider()
-    configPath = join(dir, 'feature_store.yaml')
-    writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
-  })
-  after(async () => { await provider.close() })
+  const oidc = useOidcConfig(dir)
 
   test('the principal is taken from the token, as inspect does, and the decision made on it', async () => {
     const tokenFile = join(dir, 'reader.jwt')
-    writeFileSync(tokenFile, `${await provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })}\n`)
-    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    writeFileSync(tokenFile, `${await oidc.provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })}\n`)
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', oidc.configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 0, stderr)
     const out = JSON.parse(stdout)
     assert.deepEqual([out.decision, out.principal.username, out.principal.roles], ['allow', 'rita', ['reader']])
@@ -159,8 +151,8 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
 
   test('a rejected token is a deny (exit 1) with the reason', async () => {
     const tokenFile = join(dir, 'expired.jwt')
-    writeFileSync(tokenFile, await provider.sign({ preferred_username: 'eve', exp: Math.floor(Date.now() / 1000) - 3600 }))
-    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    writeFileSync(tokenFile, await oidc.provider.sign({ preferred_username: 'eve', exp: Math.floor(Date.now() / 1000) - 3600 }))
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', oidc.configPath, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 1)
     assert.deepEqual(JSON.parse(stdout), { decision: 'deny', authenticated: false, reason: 'token_expired: the token has expired', explanation: [] })
     assert.match(stderr, /token rejected: token_expired/)
@@ -168,7 +160,7 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
 
   test('a missing token file exits 2 naming the path', async () => {
     const missing = join(dir, 'missing.jwt')
-    const { code, stderr } = await runCheck('--permissions', FEAST, '--config', configPath, '--token-file', missing, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    const { code, stderr } = await runCheck('--permissions', FEAST, '--config', oidc.configPath, '--token-file', missing, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 2)
     assert.match(stderr, new RegExp(`cannot read --token-file ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no such file`))
   })
@@ -177,7 +169,7 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     const unreachable = join(dir, 'unreachable.yaml')
     writeFileSync(unreachable, 'auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n  jwks_request_timeout_seconds: 2\n')
     const tokenFile = join(dir, 'any-user.jwt')
-    writeFileSync(tokenFile, await provider.issue({ preferred_username: 'rita' }))
+    writeFileSync(tokenFile, await oidc.provider.issue({ preferred_username: 'rita' }))
     const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', unreachable, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 3)
     assert.equal(stdout, '')
@@ -185,8 +177,8 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
   })
 
   test('--token-file - reads the token from standard input', async () => {
-    const token = await provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
-    const { code, stdout, stderr } = await runCli(['check', '--permissions', FEAST, '--config', configPath, '--token-file', '-', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE'], { input: token })
+    const token = await oidc.provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
+    const { code, stdout, stderr } = await runCli(['check', '--permissions', FEAST, '--config', oidc.configPath, '--token-file', '-', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE'], { input: token })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).principal.username, 'rita')
   })

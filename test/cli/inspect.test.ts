@@ -2,10 +2,9 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
-import { runCli, runInProcess, type CliRun } from '../helpers/cli.ts'
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
@@ -16,14 +15,7 @@ async function inspect (...args: string[]): Promise<CliRun> {
   return await runInProcess(run, args)
 }
 
-let provider: TestProvider
-let configPath: string
-before(async () => {
-  provider = await startOidcProvider()
-  configPath = join(dir, 'feature_store.yaml')
-  writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
-})
-after(async () => { await provider.close() })
+const oidc = useOidcConfig(dir)
 
 function unreachableConfig (): string {
   const path = join(dir, 'unreachable.yaml')
@@ -33,13 +25,13 @@ function unreachableConfig (): string {
 
 describe('feast-authz inspect', () => {
   test('prints the principal of a Keycloak-shaped token as JSON and exits 0', async () => {
-    const token = await provider.issue({
+    const token = await oidc.provider.issue({
       preferred_username: 'alice',
       resource_access: { feast: { roles: ['reader', 'writer'] }, other: { roles: ['admin'] } },
       roles: ['writer', 'auditor'],
       groups: ['/data-science']
     })
-    const { code, stdout, stderr } = await inspect('--config', configPath, '--token', token)
+    const { code, stdout, stderr } = await inspect('--config', oidc.configPath, '--token', token)
     assert.equal(code, 0, stderr)
     assert.deepEqual(JSON.parse(stdout), {
       username: 'alice',
@@ -51,30 +43,30 @@ describe('feast-authz inspect', () => {
   })
 
   test('reads the token from --token-file, ignoring the trailing newline', async () => {
-    const token = await provider.issue({ appid: 'batch-job', roles: ['reader'] })
+    const token = await oidc.provider.issue({ appid: 'batch-job', roles: ['reader'] })
     const tokenFile = join(dir, 'token.jwt')
     writeFileSync(tokenFile, `${token}\n`)
-    const { code, stdout } = await inspect('--config', configPath, '--token-file', tokenFile)
+    const { code, stdout } = await inspect('--config', oidc.configPath, '--token-file', tokenFile)
     assert.equal(code, 0)
     assert.equal(JSON.parse(stdout).username, 'batch-job')
   })
 
   test('a rejected token exits 1 with the reason on stderr and nothing on stdout', async () => {
-    const token = await provider.sign({ preferred_username: 'eve', exp: Math.floor(Date.now() / 1000) - 3600 })
-    const { code, stdout, stderr } = await inspect('--config', configPath, '--token', token)
+    const token = await oidc.provider.sign({ preferred_username: 'eve', exp: Math.floor(Date.now() / 1000) - 3600 })
+    const { code, stdout, stderr } = await inspect('--config', oidc.configPath, '--token', token)
     assert.equal(code, 1)
     assert.equal(stdout, '')
     assert.match(stderr, /token rejected: token_expired: the token has expired/)
   })
 
   test('a token that is not a JWT exits 1', async () => {
-    const { code, stderr } = await inspect('--config', configPath, '--token', 'not-a-jwt')
+    const { code, stderr } = await inspect('--config', oidc.configPath, '--token', 'not-a-jwt')
     assert.equal(code, 1)
     assert.match(stderr, /token rejected: malformed_token/)
   })
 
   test('an unreachable provider exits 3 (could not decide) with short human lines, no JSON and no stack', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await oidc.provider.issue({ preferred_username: 'alice' })
     const { code, stdout, stderr } = await inspect('--config', unreachableConfig(), '--token', token)
     assert.equal(code, 3)
     assert.equal(stdout, '')
@@ -87,7 +79,7 @@ describe('feast-authz inspect', () => {
   })
 
   test('--verbose adds the stack traces of what failed', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await oidc.provider.issue({ preferred_username: 'alice' })
     const { code, stderr } = await inspect('--config', unreachableConfig(), '--token', token, '--verbose')
     assert.equal(code, 3)
     assert.match(stderr, /\n\s+at /)
@@ -108,50 +100,50 @@ describe('feast-authz inspect', () => {
   })
 
   test('without --config it reads FEATURE_STORE_YAML_BASE64', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
-    const yaml = `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`
+    const token = await oidc.provider.issue({ preferred_username: 'alice' })
+    const yaml = `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${oidc.provider.discoveryUrl}\n`
     const { code, stdout, stderr } = await runCli(['inspect', '--token', token], { cwd: emptyDir, env: { FEATURE_STORE_YAML_BASE64: Buffer.from(yaml).toString('base64') } })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).username, 'alice')
   })
 
   test('without --config it reads ./feature_store.yaml', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await oidc.provider.issue({ preferred_username: 'alice' })
     const { code, stdout, stderr } = await runCli(['inspect', '--token', token], { cwd: dir })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).username, 'alice')
   })
 
   test('--token-file - reads the token from standard input', async () => {
-    const token = await provider.issue({ preferred_username: 'stdin-user' })
-    const { code, stdout, stderr } = await runCli(['inspect', '--config', configPath, '--token-file', '-'], { input: `${token}\n` })
+    const token = await oidc.provider.issue({ preferred_username: 'stdin-user' })
+    const { code, stdout, stderr } = await runCli(['inspect', '--config', oidc.configPath, '--token-file', '-'], { input: `${token}\n` })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).username, 'stdin-user')
   })
 
   test('giving both --token and --token-file is a usage error, exit 2', async () => {
-    const { code, stderr } = await inspect('--config', configPath, '--token', 'x', '--token-file', 'y')
+    const { code, stderr } = await inspect('--config', oidc.configPath, '--token', 'x', '--token-file', 'y')
     assert.equal(code, 2)
     assert.match(stderr, /one of --token and --token-file, not both/)
   })
 
   test('a missing --token-file exits 2 naming the path', async () => {
     const missing = join(dir, 'missing.jwt')
-    const { code, stderr } = await inspect('--config', configPath, '--token-file', missing)
+    const { code, stderr } = await inspect('--config', oidc.configPath, '--token-file', missing)
     assert.equal(code, 2)
     assert.equal(stderr.split('\n')[0], `feast-authz inspect: cannot read --token-file ${missing}: no such file`)
   })
 
   test('a misspelt option exits 2 with a did-you-mean on one line', async () => {
-    const { code, stderr } = await inspect('--config', configPath, '--tokn', 'x')
+    const { code, stderr } = await inspect('--config', oidc.configPath, '--tokn', 'x')
     assert.equal(code, 2)
     assert.match(stderr, /^feast-authz inspect: unknown option --tokn \(did you mean --token\?\)/)
     assert.match(stderr, /Run `feast-authz inspect --help` for the options/)
   })
 
   test('the token never appears in the output of a rejection', async () => {
-    const token = await provider.sign({ preferred_username: 'eve' }, { noExp: true })
-    const { code, stdout, stderr } = await inspect('--config', configPath, '--token', token)
+    const token = await oidc.provider.sign({ preferred_username: 'eve' }, { noExp: true })
+    const { code, stdout, stderr } = await inspect('--config', oidc.configPath, '--token', token)
     assert.equal(code, 1)
     assert.match(stderr, /missing_exp/)
     assert.equal(`${stdout}${stderr}`.includes(token.split('.')[2]!), false)

@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { CliIo } from '../../src/cli/io.ts'
+import { startOidcProvider, type TestProvider } from './oidc-provider.ts'
 
 /** What a finished `feast-authz` process left: its exit code and everything it printed. */
 export interface CliRun {
@@ -96,4 +100,29 @@ export async function runInProcess (command: CliCommand, args: string[]): Promis
   let stderr = ''
   const code = await command(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text }, env: {} })
   return { code, stdout, stderr }
+}
+
+/** What {@link useOidcConfig} gives: read inside tests only. */
+export interface OidcConfig {
+  readonly provider: TestProvider
+  /** `<dir>/feature_store.yaml`: project `demo`, OIDC with client_id `feast` at the provider. */
+  readonly configPath: string
+}
+
+/** Before the suite's tests: a real provider and a feature_store.yaml in `dir` naming it; the provider closes after them. */
+export function useOidcConfig (dir: string): OidcConfig {
+  let provider: TestProvider | undefined
+  const configPath = join(dir, 'feature_store.yaml')
+  before(async () => {
+    provider = await startOidcProvider()
+    writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
+  })
+  after(async () => { await provider?.close() })
+  return {
+    get provider () {
+      if (provider === undefined) throw new Error('useOidcConfig: the provider starts in the suite\'s before hook; use it inside a test')
+      return provider
+    },
+    configPath
+  }
 }
