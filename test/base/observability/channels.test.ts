@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { CHANNELS, tokenFingerprint, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from '../../../src/base/observability/channels.ts'
 import { permission, roleBasedPolicy } from '../../../src/permissions/index.ts'
 import { oidcAuth, startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { managerFor } from '../../helpers/kubernetes.ts'
+import { useOidcApp } from '../../helpers/oidc-app.ts'
 
 /** Collects what is published on one channel while `run` executes. */
 async function collect<T> (name: string, run: () => Promise<void>): Promise<T[]> {
@@ -21,32 +21,21 @@ async function collect<T> (name: string, run: () => Promise<void>): Promise<T[]>
   return seen
 }
 
-let provider: TestProvider
-let app: TestApp
 const permissions = [permission({ name: 'readers', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['reader']) })]
-
-before(async () => {
-  provider = await startOidcProvider()
-  // Route-config permissions apply to routes registered after the plugin, as startApp's are.
-  app = await startApp({
-    auth: oidcAuth(provider),
-    plugin: { permissions },
-    fastify: {},
-    routes: (fastify) => {
-      fastify.get('/views/:name', {
-        config: { feastAuthz: { permission: { resources: (request: { params: unknown }) => ({ type: 'FeatureView', name: (request.params as { name: string }).name }), actions: 'DESCRIBE' } } }
-      }, async () => ({ ok: true }))
-    }
-  })
-})
-after(async () => {
-  await app.close()
-  await provider.close()
+// Route-config permissions apply to routes registered after the plugin, as startApp's are.
+const app = useOidcApp({
+  plugin: { permissions },
+  fastify: {},
+  routes: (fastify) => {
+    fastify.get('/views/:name', {
+      config: { feastAuthz: { permission: { resources: (request: { params: unknown }) => ({ type: 'FeatureView', name: (request.params as { name: string }).name }), actions: 'DESCRIBE' } } }
+    }, async () => ({ ok: true }))
+  }
 })
 
 describe('authentication events', () => {
   test('a success is published with the username, source, a fingerprint and the latency, never the token', async () => {
-    const token = await provider.issue({ preferred_username: 'alice', roles: ['reader'] })
+    const token = await app.provider.issue({ preferred_username: 'alice', roles: ['reader'] })
     const events = await collect<AuthenticateEvent>(CHANNELS.authenticate, async () => {
       assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
     })
@@ -68,7 +57,7 @@ describe('authentication events', () => {
   })
 
   test('the log carries a structured event per outcome, success at debug and rejection at info, without the token', async () => {
-    const token = await provider.issue({ preferred_username: 'logged' })
+    const token = await app.provider.issue({ preferred_username: 'logged' })
     const before = app.logs.raw.length
     await app.call('/whoami', `Bearer ${token}`)
     await app.call('/whoami', 'Bearer x.y.z')
@@ -82,7 +71,7 @@ describe('authentication events', () => {
 
 describe('authorization events', () => {
   test('an allow names the permission that granted it', async () => {
-    const token = await provider.issue({ preferred_username: 'reader', roles: ['reader'] })
+    const token = await app.provider.issue({ preferred_username: 'reader', roles: ['reader'] })
     const events = await collect<AuthorizeEvent>(CHANNELS.authorize, async () => {
       assert.equal((await app.call('/views/driver_stats', `Bearer ${token}`)).status, 200)
     })
@@ -92,7 +81,7 @@ describe('authorization events', () => {
   })
 
   test('a deny is published for a principal without the role', async () => {
-    const token = await provider.issue({ preferred_username: 'nobody' })
+    const token = await app.provider.issue({ preferred_username: 'nobody' })
     const events = await collect<AuthorizeEvent>(CHANNELS.authorize, async () => {
       assert.equal((await app.call('/views/driver_stats', `Bearer ${token}`)).status, 403)
     })
@@ -102,17 +91,17 @@ describe('authorization events', () => {
 
 describe('identity-source events', () => {
   test('a key-set fetch is published with its outcome and the number of keys', async () => {
-    const token = await provider.issue({ preferred_username: 'alice' })
+    const token = await app.provider.issue({ preferred_username: 'alice' })
     let fresh: TestApp | undefined
     try {
       // Subscribed before the server starts: its warm-up fetch may finish before any request.
       const events = await collect<JwksFetchEvent>(CHANNELS.jwksFetch, async () => {
-        fresh = await startApp({ auth: oidcAuth(provider) })
+        fresh = await startApp({ auth: oidcAuth(app.provider) })
         assert.equal((await fresh.call('/whoami', `Bearer ${token}`)).status, 200)
       })
       assert.ok(events.length >= 1, 'at least one fetch was published')
       assert.equal(events[0]!.outcome, 'success')
-      assert.equal(events[0]!.url, provider.jwksUri)
+      assert.equal(events[0]!.url, app.provider.jwksUri)
       assert.ok((events[0]!.keys ?? 0) >= 1, 'the keys are counted')
     } finally {
       await fresh?.close()
@@ -147,9 +136,9 @@ describe('identity-source events', () => {
 
 describe('the health route', () => {
   test('answers 503 before the keys are loaded and 200 once they are, without authentication', async () => {
-    const health = await startApp({ auth: oidcAuth(provider), plugin: { healthRoute: '/ready' } })
+    const health = await startApp({ auth: oidcAuth(app.provider), plugin: { healthRoute: '/ready' } })
     try {
-      const token = await provider.issue({ preferred_username: 'alice' })
+      const token = await app.provider.issue({ preferred_username: 'alice' })
       await health.call('/whoami', `Bearer ${token}`)
       const ready = await health.call('/ready')
       assert.equal(ready.status, 200)
@@ -177,7 +166,7 @@ describe('log volume during an outage', () => {
   test('a provider outage writes a few error lines, not several per request', async () => {
     const down = await startApp({ auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } })
     try {
-      const token = await provider.issue({ preferred_username: 'alice' })
+      const token = await app.provider.issue({ preferred_username: 'alice' })
       const before = down.logs.raw.length
       for (let i = 0; i < 20; i++) assert.equal((await down.call('/whoami', `Bearer ${token}`)).status, 503)
       const errors = down.logs.raw.slice(before).map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50)
