@@ -16,6 +16,7 @@ import type { AuthManager } from '../../src/managers/types.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 const TOKENS = {
@@ -41,12 +42,6 @@ async function get (url: string, authorization?: string): Promise<{ status: numb
   })
 }
 
-async function listenExpress (app: express.Express): Promise<{ server: Server, url: string }> {
-  const server = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
-}
-
 const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Array<Record<string, unknown>>, close: () => Promise<void> }> }> = [
   {
     name: 'Fastify',
@@ -67,7 +62,7 @@ const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Arr
       const app = express()
       app.use(authz.authenticate)
       app.get('/view', authz.requirePermission({ resources: VIEW, actions: 'DESCRIBE' }), (_req, res) => { res.json({ ok: true }) })
-      const { server, url } = await listenExpress(app)
+      const { server, url } = await listenOnLoopback(app)
       return { url, lines, close: async () => { server.close(); await authz.close() } }
     }
   }
@@ -151,7 +146,7 @@ describe('Express without authenticate in front of a guarded route', () => {
     authz = feastAuthzExpress({ config: CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS, logger })
     const app = express()
     app.get('/view', authz.requirePermission({ resources: VIEW, actions: 'DESCRIBE' }), (_req, res) => { res.json({ ok: true }) })
-    ;({ server, url } = await listenExpress(app))
+    ;({ server, url } = await listenOnLoopback(app))
   })
   after(async () => { server.close(); await authz.close() })
 

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
@@ -12,6 +11,7 @@ import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import type { Principal } from '../../src/base/principal.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 
@@ -51,9 +51,7 @@ before(async () => {
     project: (req) => `filter-${String(req.params.i)}`,
     filter: true
   }), (req, res) => { res.json({ allowed: req.permittedResources?.map((resource) => resource.name) }) })
-  server = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  ;({ server, url: baseUrl } = await listenOnLoopback(app))
 })
 
 after(async () => {

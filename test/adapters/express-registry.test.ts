@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
@@ -13,6 +12,7 @@ import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.t
 import { oidcAuth } from '../helpers/authz-app.ts'
 import { registryBytes, replaceFile } from '../helpers/registry-builder.ts'
 import { AUDITORS, issueTokens, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 let provider: TestProvider
 let tokens: Record<User, string>
@@ -34,10 +34,7 @@ before(async () => {
     actions: 'DESCRIBE',
     project
   }), (req, res) => { res.json({ name: req.params.name }) })
-  const listening = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => listening.once('listening', resolve))
-  server = listening
-  baseUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`
+  ;({ server, url: baseUrl } = await listenOnLoopback(app))
 })
 
 after(async () => {

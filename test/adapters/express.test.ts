@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
@@ -13,6 +12,7 @@ import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 let provider: TestProvider
 let authz: FeastAuthzExpress
@@ -21,12 +21,6 @@ let baseUrl: string
 let readerToken: string
 let writerToken: string
 const logs = captureLogs()
-
-async function listen (app: express.Express): Promise<{ server: Server, url: string }> {
-  const listening = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => listening.once('listening', resolve))
-  return { server: listening, url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}` }
-}
 
 before(async () => {
   provider = await startOidcProvider()
@@ -47,7 +41,7 @@ before(async () => {
     resources: (req) => ({ type: 'FeatureView', name: String(req.params.name) }),
     actions: 'DESCRIBE'
   }), (req, res) => { res.json({ name: req.params.name }) })
-  ;({ server, url: baseUrl } = await listen(app))
+  ;({ server, url: baseUrl } = await listenOnLoopback(app))
 })
 
 after(async () => {
@@ -88,7 +82,7 @@ describe('authenticate (Express)', () => {
     const app = express()
     app.use(outage.authenticate)
     app.get('/x', (_req, res) => { res.json({ ok: true }) })
-    const { server: local, url } = await listen(app)
+    const { server: local, url } = await listenOnLoopback(app)
     try {
       const response = await fetch(`${url}/x`, { headers: { authorization: 'Bearer outage' } })
       assert.equal(response.status, 503)

@@ -11,7 +11,6 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -24,6 +23,7 @@ import { runCli } from '../helpers/cli.ts'
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.ts'
 import { DEFAULT_AUDIENCE, startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const WEAK_KID = 'weak-1024'
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
@@ -89,9 +89,7 @@ before(async () => {
   const app = express()
   app.use(expressAuthz.authenticate)
   app.get('/whoami', (req, res) => { res.json({ principal: { username: req.principal?.username } }) })
-  expressServer = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => expressServer.once('listening', resolve))
-  expressUrl = `http://127.0.0.1:${(expressServer.address() as AddressInfo).port}`
+  ;({ server: expressServer, url: expressUrl } = await listenOnLoopback(app))
 
   configPath = join(dir, 'feature_store.yaml')
   writeFileSync(configPath, `project: demo\nauth:\n  type: oidc\n  client_id: ${provider.clientId}\n  audience: ${DEFAULT_AUDIENCE}\n  issuer: ${provider.issuer}\n  auth_discovery_url: ${proxy.url}/.well-known/openid-configuration\n`)

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import express from 'express'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const EVIL = '([a-z0-9]+_?)+_prod'
 // 34 characters: about 2^34 steps for a backtracking engine before it gives up.
@@ -42,9 +42,7 @@ describe('a catastrophic name pattern against names from the URL', () => {
     const app = express()
     app.use(authz.authenticate)
     app.get('/features/:view', authz.requirePermission({ resources: (req) => ({ type: 'FeatureView', name: String(req.params.view) }), actions: 'READ_ONLINE' }), (req, res) => { res.json({ view: req.params.view }) })
-    server = app.listen(0, '127.0.0.1')
-    await new Promise((resolve) => server.once('listening', resolve))
-    expressUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    ;({ server, url: expressUrl } = await listenOnLoopback(app))
   })
 
   after(async () => {

@@ -22,6 +22,7 @@ import { listeningUrl, runCli, startCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { useOidcApp } from '../helpers/oidc-app.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const DOWNGRADE = /is https but names the plain-http jwks_uri http:\/\/127\.0\.0\.1:\d+\/jwks: .*publish https URLs/
 
@@ -74,10 +75,9 @@ describe('an https discovery document naming plain-http URLs', () => {
     const app = express()
     app.use(authz.authenticate)
     app.get('/whoami', (req, res) => { res.json({ username: req.principal?.username }) })
-    const server = app.listen(0, '127.0.0.1')
+    const { server, url } = await listenOnLoopback(app)
     try {
-      await new Promise((resolve) => server.once('listening', resolve))
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/whoami`, { headers: { authorization: `Bearer ${adminToken}` } })
+      const response = await fetch(`${url}/whoami`, { headers: { authorization: `Bearer ${adminToken}` } })
       assert.equal(response.status, 503)
       assert.ok(logs.lines.some((line) => DOWNGRADE.test(String((line.err as { message?: string } | undefined)?.message))))
       assert.equal(plain.requests(), 0)

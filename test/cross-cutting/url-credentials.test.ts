@@ -16,6 +16,7 @@ import { startApp } from '../helpers/authz-app.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const SECRETS = ['user:', 'hunter2', 'secret=x', 'tokenvalue']
 const withCredentials = (base: string, path: string): string => `${base.replace('://', '://user:hunter2@')}${path}?secret=x&access_token=tokenvalue#tokenvalue`
@@ -59,10 +60,9 @@ describe('URLs with credentials never reach a log line or an error message', () 
     const app = express()
     app.use(authz.authenticate)
     app.get('/whoami', (_req, res) => { res.json({}) })
-    const server = app.listen(0, '127.0.0.1')
+    const { server, url } = await listenOnLoopback(app)
     try {
-      await new Promise((resolve) => server.once('listening', resolve))
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/whoami`, { headers: { authorization: `Bearer ${await provider.issue({})}` } })
+      const response = await fetch(`${url}/whoami`, { headers: { authorization: `Bearer ${await provider.issue({})}` } })
       assert.equal(response.status, 503)
       const text = JSON.stringify(logs.lines)
       assert.ok(text.includes('OIDC discovery failed'))
