@@ -13,6 +13,7 @@ import { oidcAuth } from '../helpers/authz-app.ts'
 import { registryBytes, replaceFile } from '../helpers/registry-builder.ts'
 import { AUDITORS, issueTokens, storeDir, TWO_PROJECTS, WRITERS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
+import { expectError } from '../helpers/errors.ts'
 
 let provider: TestProvider
 let tokens: Record<User, string>
@@ -73,7 +74,7 @@ describe('Express: permissions from the registry named in feature_store.yaml', (
   test('an unsupported registry type is a startup error', () => {
     const bad = storeDir(oidcAuth(provider), TWO_PROJECTS, { registry_type: 'remote', path: 'grpc://registry:6570' })
     try {
-      assert.throws(() => feastAuthzExpress({ config: bad.config }), (error: unknown) => error instanceof ConfigError && /"remote" is not supported yet/.test(error.message))
+      expectError(() => feastAuthzExpress({ config: bad.config }), { type: ConfigError, message: /"remote" is not supported yet/ })
     } finally {
       bad.cleanup()
     }

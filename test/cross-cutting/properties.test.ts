@@ -18,6 +18,7 @@ import { silentLogger } from '../../src/base/logging.ts'
 import { PermissionError } from '../../src/permissions/errors.ts'
 import { parsePermissionsYaml } from '../../src/permissions/yaml.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { expectError } from '../helpers/errors.ts'
 
 /** A hang detector, not a performance target: any parse of these small inputs takes milliseconds. */
 const MAX_MS_PER_INPUT = 2000
@@ -91,7 +92,7 @@ describe('the bearer-header parser, for arbitrary headers', () => {
 
   test('refuses any request whose raw headers hold more than one Authorization', () => {
     fc.assert(fc.property(token68, fc.array(fc.constantFrom('Authorization', 'authorization', 'AUTHORIZATION'), { minLength: 2, maxLength: 4 }), (token, names) => {
-      assert.throws(() => readBearerToken(`Bearer ${token}`, names.flatMap((name) => [name, `Bearer ${token}`])), (error: unknown) => error instanceof AuthError && error.code === 'malformed_header')
+      expectError(() => readBearerToken(`Bearer ${token}`, names.flatMap((name) => [name, `Bearer ${token}`])), { type: AuthError, code: 'malformed_header' })
     }), { numRuns: 100 })
   })
 })
@@ -233,7 +234,7 @@ describe('the OIDC manager, for arbitrary and mutated tokens', () => {
   })
 
   const rejects401 = async (token: string): Promise<void> => {
-    await assert.rejects(async () => await manager.authenticate(token), (error: unknown) => error instanceof AuthError && error.status === 401)
+    await expectError(async () => await manager.authenticate(token), { type: AuthError, status: 401 })
   }
 
   test('an arbitrary token-shaped string is always a 401 AuthError', async () => {

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { decide, permission, PermissionError, allowAll, type Permission } from '../../src/permissions/index.ts'
 import { compileNamePattern, MAX_MATCHED_NAME_LENGTH, MAX_PATTERN_PROGRAM_SIZE } from '../../src/permissions/name-pattern.ts'
+import { expectError } from '../helpers/errors.ts'
 
 const anyone = { roles: [], groups: [], namespaces: [] }
 const only = (pattern: string): Permission[] => [permission({ name: 'scoped', types: ['FeatureView'], namePatterns: pattern, actions: ['DESCRIBE'], policy: allowAll })]
@@ -56,7 +57,7 @@ describe('catastrophic regular expressions cannot stall a decision', () => {
   })
 
   test('a pattern that only a backtracking engine can run is refused at load, naming the permission and the pattern', () => {
-    assert.throws(() => only('(\\w+)\\1'), (error: unknown) => error instanceof PermissionError && error.permission === 'scoped' && error.field === 'namePatterns[0]' && /"\(\\\\w\+\)\\\\1" uses backreferences/.test(error.message))
+    expectError(() => only('(\\w+)\\1'), { type: PermissionError, permission: 'scoped', field: 'namePatterns[0]', message: /"\(\\\\w\+\)\\\\1" uses backreferences/ })
   })
 
   // Patterns built from the constructs that make backtracking engines explode: nested and

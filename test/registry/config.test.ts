@@ -7,6 +7,7 @@ import { ConfigError } from '../../src/config/errors.ts'
 import { fromBase64, readFeatureStoreFile } from '../../src/config/feature-store-file.ts'
 import { openRegistryFromConfig, readRegistrySetting } from '../../src/registry/index.ts'
 import { SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+import { expectError } from '../helpers/errors.ts'
 
 const { dir, cleanup } = tempDir()
 after(cleanup)
@@ -23,7 +24,7 @@ function setting (text: string, cwd = '/work') {
 }
 
 function refused (text: string, pattern: RegExp): void {
-  assert.throws(() => setting(text), (error: unknown) => error instanceof ConfigError && pattern.test(error.message))
+  expectError(() => setting(text), { type: ConfigError, message: pattern })
 }
 
 describe('the registry setting of feature_store.yaml', () => {

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { decodeRegistry, DecodeBudgetError, RegistryDecodeError } from '../../src/registry/decode.ts'
 import { wire } from '../helpers/feast-registry-writer.ts'
+import { expectError } from '../helpers/errors.ts'
 
 const { bytes, string, tag, varint } = wire
 const PROJECT = bytes(17, bytes(1, string(1, 'demo')))
 const file = (...parts: number[][]): Uint8Array => Uint8Array.from(parts.flat())
 
 function refused (data: Uint8Array, pattern: RegExp): void {
-  assert.throws(() => decodeRegistry(data), (error: unknown) => error instanceof RegistryDecodeError && pattern.test(error.message))
+  expectError(() => decodeRegistry(data), { type: RegistryDecodeError, message: pattern })
 }
 
 describe('decoding a registry file: what Python\'s protobuf refuses is refused', () => {

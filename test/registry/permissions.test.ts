@@ -10,6 +10,7 @@ import { decodeRegistry } from '../../src/registry/decode.ts'
 import { buildSnapshot, type RegistrySnapshot } from '../../src/registry/snapshot.ts'
 import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
 import { permissionMessage, registryBytes } from '../helpers/registry-builder.ts'
+import { expectError } from '../helpers/errors.ts'
 
 /** Encodes `permissions` into a registry, decodes it, and returns what the registry serves for `demo`. */
 function throughRegistry (permissions: readonly Permission[]): readonly Permission[] {
@@ -22,7 +23,7 @@ function load (bytes: Uint8Array): RegistrySnapshot {
 }
 
 function refusal (raw: Record<string, unknown>, pattern: RegExp): void {
-  assert.throws(() => load(registryBytes({ projects: ['demo'], rawPermissions: [raw] })), (error: unknown) => error instanceof PermissionError && pattern.test(error.message))
+  expectError(() => load(registryBytes({ projects: ['demo'], rawPermissions: [raw] })), { type: PermissionError, message: pattern })
 }
 
 const usesAllowAll = (permissions: readonly Permission[]): boolean => permissions.some((p) => p.policy.kind === 'allow_all')

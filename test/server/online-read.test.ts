@@ -9,6 +9,7 @@ import { readFeatures, readTarget } from '../../src/server/online-read.ts'
 import { createOnlineStore } from '../../src/server/online-store.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import { REGISTRY_YAML } from '../helpers/feast-checks.ts'
+import { expectError } from '../helpers/errors.ts'
 
 const registry = loadYamlCatalogFile({ yaml: REGISTRY_YAML, source: 'registry.yaml' })
 const names = (body: unknown): string[] => readTarget(registry, body).resources.map((resource) => `${resource.type}:${resource.name}`)
@@ -30,7 +31,7 @@ describe('readTarget: the resources a request is checked on', () => {
   })
 
   test('a name the registry does not have is a 404 here, as in Feast', () => {
-    assert.throws(() => readTarget(registry, { features: ['nope:x'], entities: { a: [1] } }), (error: any) => error.statusCode === 404 && /feature view "nope"/.test(error.message))
+    expectError(() => readTarget(registry, { features: ['nope:x'], entities: { a: [1] } }), { statusCode: 404, message: /feature view "nope"/ })
   })
 
   test('wrong JSON types are a 422 naming the field, never echoing the value', () => {
@@ -58,6 +59,6 @@ describe('readFeatures: after the check', () => {
 
   test('a feature service whose view is gone from the registry is a 404 only now', () => {
     const target = readTarget({ ...registry, featureView: () => undefined }, { feature_service: 'credit_service', entities: { dob_ssn: ['1'] } })
-    assert.throws(() => readFeatures(target, store), (error: any) => error.statusCode === 404)
+    expectError(() => readFeatures(target, store), { statusCode: 404 })
   })
 })

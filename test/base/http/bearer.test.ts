@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { DEFAULT_MAX_TOKEN_LENGTH, readBearerToken } from '../../../src/base/http/bearer.ts'
 import { AuthError } from '../../../src/base/errors.ts'
+import { expectError } from '../../helpers/errors.ts'
 
 const accepted: Array<[string, string, string]> = [
   ['the canonical form', 'Bearer abc.def.ghi', 'abc.def.ghi'],
@@ -92,7 +93,7 @@ describe('readBearerToken', () => {
 
   test('every rejection is a 401', () => {
     for (const [, header] of rejected) {
-      assert.throws(() => readBearerToken(header, undefined), (error: unknown) => error instanceof AuthError && error.status === 401)
+      expectError(() => readBearerToken(header, undefined), { type: AuthError, status: 401 })
     }
   })
 })

@@ -5,6 +5,7 @@ import { serviceAccountTokensForOidc } from '../../../src/managers/kubernetes/se
 import { serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { KUBERNETES_CONFIG, managerFor } from '../../helpers/kubernetes.ts'
 import { captureLogs } from '../../helpers/logs.ts'
+import { expectError } from '../../helpers/errors.ts'
 
 const AUDIENCE_WARNING = /no audience restriction/
 
@@ -30,7 +31,7 @@ describe('audience-bound service-account tokens', () => {
   test('a token for another audience is a 401', async () => {
     const manager = managerFor(api, { config: { ...KUBERNETES_CONFIG, audiences: ['feast:feast:store'] } })
     try {
-      await assert.rejects(async () => await manager.authenticate(boundToken('other', 'feast:other:store')), (error: unknown) => error instanceof AuthError && error.status === 401)
+      await expectError(async () => await manager.authenticate(boundToken('other', 'feast:other:store')), { type: AuthError, status: 401 })
     } finally { await manager.close?.() }
   })
 
@@ -39,7 +40,7 @@ describe('audience-bound service-account tokens', () => {
     const token = serviceAccountJwt('apps', 'plain')
     api.addToken(token, serviceAccountIdentity('apps', 'plain'))
     try {
-      await assert.rejects(async () => await manager.authenticate(token), (error: unknown) => error instanceof AuthError && error.status === 401)
+      await expectError(async () => await manager.authenticate(token), { type: AuthError, status: 401 })
     } finally { await manager.close?.() }
   })
 
@@ -48,7 +49,7 @@ describe('audience-bound service-account tokens', () => {
     const token = serviceAccountJwt('apps', 'webhook')
     api.addToken(token, { username: 'jane', webhookAudiences: ['elsewhere'] })
     try {
-      await assert.rejects(async () => await manager.authenticate(token), (error: unknown) => error instanceof AuthError && error.status === 401)
+      await expectError(async () => await manager.authenticate(token), { type: AuthError, status: 401 })
     } finally { await manager.close?.() }
   })
 
@@ -72,6 +73,6 @@ describe('audience-bound service-account tokens', () => {
     const { logger } = captureLogs()
     const verify = serviceAccountTokensForOidc({ logger, audiences: ['feast:feast:store'], connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake' } })
     assert.equal((await verify(boundToken('mixed-own', 'feast:feast:store'))).username, 'system:serviceaccount:apps:mixed-own')
-    await assert.rejects(verify(boundToken('mixed-other', 'elsewhere')), (error: unknown) => error instanceof AuthError && error.status === 401)
+    await expectError(verify(boundToken('mixed-other', 'elsewhere')), { type: AuthError, status: 401 })
   })
 })

@@ -7,6 +7,7 @@ import { ConfigError } from '../../../src/config/errors.ts'
 import { detectClusterConnection, SERVICE_ACCOUNT_DIR } from '../../../src/managers/kubernetes/cluster-connection.ts'
 import { resolveServiceNamespace } from '../../../src/managers/kubernetes/service-namespace.ts'
 import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { expectError } from '../../helpers/errors.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'feast-authz-k8s-conn-'))
 const emptyHome = join(root, 'home')
@@ -86,6 +87,6 @@ describe('service namespace discovery', () => {
   })
 
   test('none of them is a ConfigError pointing at auth.namespace', () => {
-    assert.throws(() => resolveServiceNamespace({ serviceAccountDir: noPod, env: {} }), (error: unknown) => error instanceof ConfigError && error.field === 'auth.namespace')
+    expectError(() => resolveServiceNamespace({ serviceAccountDir: noPod, env: {} }), { type: ConfigError, field: 'auth.namespace' })
   })
 })

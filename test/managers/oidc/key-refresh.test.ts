@@ -14,6 +14,7 @@ import { AuthError } from '../../../src/base/errors.ts'
 import { createKeySet, type KeySet } from '../../../src/managers/oidc/key-set.ts'
 import { jwksFetchChannel, type JwksFetchEvent } from '../../../src/base/observability/channels.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { expectError } from '../../helpers/errors.ts'
 
 let provider: TestProvider
 const agents = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) }
@@ -131,7 +132,7 @@ describe('when the background refresh fails', () => {
     await keySet.reload()
     provider.fault('jwks', 'status500')
     clock.t += LIFESPAN
-    await assert.rejects(keySet.resolve(header(provider.kid), token), (error: unknown) => error instanceof AuthError && error.status === 503 && error.code === 'provider_unavailable')
+    await expectError(keySet.resolve(header(provider.kid), token), { type: AuthError, status: 503, code: 'provider_unavailable' })
   })
 
   test('a failed refresh is retried after the failure back-off, not by every use', async () => {
