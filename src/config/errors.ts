@@ -29,6 +29,14 @@ export class ConfigError extends FeastAuthzError {
     this.source = details.source
     this.field = details.field
   }
+
+  /**
+   * Renders a bad value for an error message as feast-authz does: short, typed, and a secret
+   * never shown (`a string (value hidden)`). For callers that report their own sections.
+   */
+  static describe (value: unknown, secret = false): string {
+    return describeValue(value, secret)
+  }
 }
 
 /** Renders a bad value for an error message: short, typed, and never a secret. */
