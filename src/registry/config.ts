@@ -24,7 +24,12 @@ export function namesFeastRegistry (file: FeatureStoreFile): boolean {
   const raw = file.data.registry
   if (raw === undefined || raw === null) return false
   const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
-  return !(typeof path === 'string' && /\.ya?ml$/i.test(path.trim()))
+  return !(typeof path === 'string' && isCatalogYamlPath(path))
+}
+
+/** Whether a registry path is the reference server's YAML catalog (`.yaml`/`.yml`) rather than a Feast registry. */
+export function isCatalogYamlPath (path: string): boolean {
+  return /\.ya?ml$/i.test(path.trim())
 }
 
 const SUPPORTED = 'feast-authz reads file registries only: `registry: <path>` or `registry: {registry_type: file, path: <path>}`'
