@@ -34,7 +34,9 @@ export function scenarioList (poolSize: number): Scenario[] {
     { id: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', server: 'feast-kubernetes', tokens: 'kubernetes', peer: false, verifies: true },
     { id: 'feast-oidc-reject', label: 'feast-authz OIDC, random-kid tokens (every answer a 401)', server: 'feast-oidc', tokens: 'unknown-kid', peer: false, verifies: true },
     { id: 'bare-express', label: 'bare Express (no auth)', server: 'bare-express', tokens: 'repeat', peer: false, verifies: false },
-    { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', peer: false, verifies: true }
+    { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', peer: false, verifies: true },
+    // A reference, not a verifier: what Express charges for one more middleware layer.
+    { id: 'express-noop', label: 'reference: bare Express + one no-op middleware', server: 'express-noop', tokens: 'repeat', peer: false, verifies: false }
   ]
 }
 
