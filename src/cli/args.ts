@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { closest } from '../config/did-you-mean.ts'
+import { closest } from '../base/did-you-mean.ts'
 import { UsageError, type CliIo } from './io.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>

@@ -2,7 +2,8 @@ import { readFile, stat } from 'node:fs/promises'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
-import type { AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
+import { checkOptions, func, milliseconds, object, text, type OptionRules } from '../base/option-rules.ts'
 import { TokenSourceError } from './errors.ts'
 import { createIdpTokenSource, idpCredentialsOf, type IdpTokenSource } from './idp-token.ts'
 import { validateOidcClient } from './validate.ts'
@@ -43,6 +44,15 @@ export interface TokenProviderOptions {
   readonly logger?: AuthLogger | undefined
   /** Clock, for tests. */
   readonly now?: (() => number) | undefined
+}
+
+/** The rules of {@link TokenProviderOptions}, checked by `checkOptions` (src/base/option-rules.ts). */
+export const TOKEN_PROVIDER_OPTION_RULES: OptionRules = {
+  env: object(),
+  serviceAccountTokenPath: text({ nonEmpty: true }),
+  timeoutMs: milliseconds(1),
+  logger: LOGGER_OPTION,
+  now: func()
 }
 
 /** Produces the bearer token a client sends. Create one per process and share it: it holds the token cache. */
@@ -88,6 +98,7 @@ export interface TokenProvider {
  * ```
  */
 export function createTokenProvider (config: AuthConfig, options: TokenProviderOptions = {}): TokenProvider {
+  checkOptions(options, TOKEN_PROVIDER_OPTION_RULES, { owner: 'createTokenProvider' })
   const env = (): NodeJS.ProcessEnv => options.env ?? process.env
   const saPath = options.serviceAccountTokenPath ?? SERVICE_ACCOUNT_TOKEN_PATH
   let idp: IdpTokenSource | undefined

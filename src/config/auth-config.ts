@@ -1,5 +1,6 @@
-import { closest, editDistance } from './did-you-mean.ts'
-import { ConfigError, describeValue } from './errors.ts'
+import { closest, editDistance } from '../base/did-you-mean.ts'
+import { ConfigError } from './errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
 /**

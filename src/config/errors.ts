@@ -30,17 +30,3 @@ export class ConfigError extends FeastAuthzError {
     this.field = details.field
   }
 }
-
-/** Renders a bad value for an error message: short, typed, and never a secret. */
-export function describeValue (value: unknown, secret = false): string {
-  if (value === null) return 'null'
-  if (value === undefined) return 'nothing'
-  if (secret) return `a ${Array.isArray(value) ? 'list' : typeof value} (value hidden)`
-  if (typeof value === 'string') {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-    return JSON.stringify(shown)
-  }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (Array.isArray(value)) return 'a list'
-  return 'a mapping'
-}

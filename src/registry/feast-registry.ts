@@ -4,7 +4,8 @@ import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeReadError } from '../config/read-text-file.ts'
-import { silentLogger, type AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
+import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
 import { permission } from '../permissions/define.ts'
 import type { Permission, ResourceType } from '../permissions/model.ts'
 import { roleBasedPolicy } from '../permissions/policy.ts'
@@ -33,6 +34,18 @@ export interface FeastRegistryOptions {
    * is decoded) is refused before the process runs out of memory. Default 512 MiB.
    */
   readonly maxDecodedBytes?: number
+}
+
+/** The rules of {@link FeastRegistryOptions}. */
+const REGISTRY_OPTION_RULES: OptionRules = {
+  path: required(text({ nonEmpty: true })),
+  project: required(text({ nonEmpty: true })),
+  // With polling off, the TTL is the timer's period: it must stay within what a timer honours.
+  cacheTtlSeconds: seconds(0, Math.floor(MAX_TIMER_MS / 1000)),
+  pollIntervalMs: milliseconds(0),
+  logger: LOGGER_OPTION,
+  maxBytes: integer(1),
+  maxDecodedBytes: integer(1)
 }
 
 /** What a refresh did. */
@@ -107,6 +120,7 @@ export const UNKNOWN_PROJECT_PERMISSIONS: readonly Permission[] = Object.freeze(
  * ```
  */
 export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry {
+  checkOptions(options, REGISTRY_OPTION_RULES, { owner: 'openFeastRegistry' })
   const { path, project: home } = options
   const logger = options.logger ?? silentLogger
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES

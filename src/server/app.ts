@@ -7,9 +7,10 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { feastAuthz } from '../adapters/fastify.ts'
 import { namesFeastRegistry, type AuthzOptions } from '../adapters/setup.ts'
+import { checkOptions, integer, object, type OptionRules } from '../base/option-rules.ts'
 import { ConfigError } from '../config/errors.ts'
 import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
-import type { AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
@@ -33,6 +34,13 @@ export interface ReferenceServerOptions extends AuthzOptions {
   readonly bodyLimit?: number
 }
 
+/** The rules of what {@link ReferenceServerOptions} adds; the plugin checks the rest of the options. */
+const SERVER_OPTION_RULES: OptionRules = {
+  registry: object(),
+  pinoLogger: LOGGER_OPTION,
+  bodyLimit: integer(1)
+}
+
 /**
  * Builds the reference feature server (not listening yet): Feast's online routes behind the
  * feast-authz plugin, and a public `GET /health`.
@@ -45,6 +53,7 @@ export interface ReferenceServerOptions extends AuthzOptions {
  * ```
  */
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
+  checkOptions(options, SERVER_OPTION_RULES, { owner: 'buildReferenceServer' })
   const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),

@@ -3,7 +3,8 @@
  * sample rows. The format is documented in docs/reference-server.md. Every error names the
  * file, the line when known, the field path, the bad value and what was expected.
  */
-import { ConfigError, describeValue } from '../config/errors.ts'
+import { ConfigError } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
 import {
   FEATURE_VIEW_KINDS, catalogFromSnapshot,

@@ -1,6 +1,6 @@
 import type { KubernetesAuthConfig } from '../../config/auth-config.ts'
 import { ConfigError } from '../../config/errors.ts'
-import type { AuthLogger } from '../../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../../base/logging.ts'
 import { createPrincipal, type Principal } from '../../base/principal.ts'
 import type { AuthManager } from '../types.ts'
 import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from './cached-token-review.ts'
@@ -9,7 +9,8 @@ import type { RoleView } from './role-index.ts'
 import { createRoleSource } from './role-source.ts'
 import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
-import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, KUBERNETES_OPTION_RULES, type KubernetesTuning } from './tuning.ts'
+import { checkOptions, required } from '../../base/option-rules.ts'
 
 export type { KubernetesTuning } from './tuning.ts'
 export interface KubernetesManagerOptions {
@@ -29,6 +30,7 @@ export interface KubernetesManagerOptions {
  * bindings are held by an informer.
  */
 export function createKubernetesManager (config: KubernetesAuthConfig, options: KubernetesManagerOptions): AuthManager {
+  checkOptions(options, { ...KUBERNETES_OPTION_RULES, logger: required(LOGGER_OPTION) }, { path: 'kubernetes' })
   const { logger } = options
   const tuning = options.tuning ?? {}
   const connection = options.connection ?? detectClusterConnection({ env: options.env, serviceAccountDir: options.serviceAccountDir })
