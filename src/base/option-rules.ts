@@ -48,8 +48,8 @@ export function integer (min: number, max: number = Number.MAX_SAFE_INTEGER): Op
   return { expected, accepts: (value) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max }
 }
 
-/** A finite number of seconds from `min` to `max`. */
-export function seconds (min: number, max: number): OptionRule {
+/** A finite number of seconds from `min` to `max` (by default, any finite number from `min`). */
+export function seconds (min: number, max: number = Number.POSITIVE_INFINITY): OptionRule {
   return finite(min, max, 'seconds')
 }
 
@@ -59,7 +59,8 @@ export function milliseconds (min: number, max: number = MAX_TIMER_MS): OptionRu
 }
 
 function finite (min: number, max: number, unit: string): OptionRule {
-  return { expected: `a number of ${unit} from ${min} to ${max}`, accepts: (value) => Number.isFinite(value) && (value as number) >= min && (value as number) <= max }
+  const expected = max === Number.POSITIVE_INFINITY ? `a finite number of ${unit} of at least ${min}` : `a number of ${unit} from ${min} to ${max}`
+  return { expected, accepts: (value) => Number.isFinite(value) && (value as number) >= min && (value as number) <= max }
 }
 
 /** One of `values`. */

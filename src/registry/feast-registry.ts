@@ -36,16 +36,17 @@ export interface FeastRegistryOptions {
   readonly maxDecodedBytes?: number
 }
 
+/** The rules of the size limits, which `loadRegistryFile` takes as arguments. */
+const LIMIT_RULES: OptionRules = { maxBytes: integer(1), maxDecodedBytes: integer(1) }
+
 /** The rules of {@link FeastRegistryOptions}. */
 const REGISTRY_OPTION_RULES: OptionRules = {
   path: required(text({ nonEmpty: true })),
   project: required(text({ nonEmpty: true })),
-  // With polling off, the TTL is the timer's period: it must stay within what a timer honours.
-  cacheTtlSeconds: seconds(0, Math.floor(MAX_TIMER_MS / 1000)),
+  cacheTtlSeconds: seconds(0),
   pollIntervalMs: milliseconds(0),
   logger: LOGGER_OPTION,
-  maxBytes: integer(1),
-  maxDecodedBytes: integer(1)
+  ...LIMIT_RULES
 }
 
 /** What a refresh did. */
@@ -184,7 +185,8 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
     return await running
   }
 
-  const interval = pollMs > 0 ? pollMs : ttlMs
+  // Without polling the TTL is the period; a TTL beyond what a timer honours is checked that often.
+  const interval = pollMs > 0 ? pollMs : Math.min(ttlMs, MAX_TIMER_MS)
   const timer = interval > 0 ? setInterval(() => { if (!closed) void check(false) }, interval) : undefined
   timer?.unref()
 
@@ -219,6 +221,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
  * prints. Throws a ConfigError naming the file and the problem.
  */
 export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES, maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES): RegistrySnapshot {
+  checkOptions({ maxBytes, maxDecodedBytes }, LIMIT_RULES, { owner: 'loadRegistryFile' })
   return runToEnd(loadSteps(readStable(path, maxBytes).bytes, path, project, undefined, { maxDecodedBytes }))
 }
 

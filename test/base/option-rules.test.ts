@@ -58,6 +58,11 @@ describe('seconds and milliseconds', () => {
     }
   })
 
+  test('without a maximum, seconds accept any finite duration from the minimum, and the message says so', () => {
+    checkOptions({ ttl: 1e12 }, { ttl: seconds(0) })
+    refused({ ttl: Number.POSITIVE_INFINITY }, { ttl: seconds(0) }, 'ttl', 'ttl must be a finite number of seconds of at least 0, got Infinity')
+  })
+
   test('fractions within the range are accepted', () => {
     checkOptions({ wait: 0.05 }, { wait: seconds(0, 60) })
     checkOptions({ wait: 12.5 }, { wait: milliseconds(0) })

@@ -1,10 +1,10 @@
 /**
  * `openFeastRegistry` checks its options before it reads the file: a NaN or negative limit never
- * unbounds the memory budget of a decode, and a TTL never becomes a busy timer.
+ * unbounds the memory budget of a decode, nor a NaN TTL the re-reads.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { openFeastRegistry, type FeastRegistryOptions } from '../../src/registry/feast-registry.ts'
+import { loadRegistryFile, openFeastRegistry, type FeastRegistryOptions } from '../../src/registry/feast-registry.ts'
 
 const base: FeastRegistryOptions = { path: '/nonexistent/registry.db', project: 'p' }
 
@@ -13,8 +13,9 @@ describe('openFeastRegistry options', () => {
     ['maxDecodedBytes', Number.NaN, 'an integer of at least 1, got NaN'],
     ['maxDecodedBytes', Number.POSITIVE_INFINITY, 'an integer of at least 1, got Infinity'],
     ['maxBytes', -1, 'an integer of at least 1, got -1'],
-    ['cacheTtlSeconds', Number.NaN, 'a number of seconds from 0 to 2147483, got NaN'],
-    ['cacheTtlSeconds', 10_000_000, 'a number of seconds from 0 to 2147483, got 10000000'],
+    ['cacheTtlSeconds', Number.NaN, 'a finite number of seconds of at least 0, got NaN'],
+    ['cacheTtlSeconds', Number.POSITIVE_INFINITY, 'a finite number of seconds of at least 0, got Infinity'],
+    ['cacheTtlSeconds', -1, 'a finite number of seconds of at least 0, got -1'],
     ['pollIntervalMs', -100, 'a number of milliseconds from 0 to 2147483647, got -100'],
     ['project', '', 'a non-empty string, got ""'],
     ['logger', 'stdout', 'an object with the methods debug, info, warn, error, got "stdout"']
@@ -31,5 +32,15 @@ describe('openFeastRegistry options', () => {
 
   test('a path is required', () => {
     assert.throws(() => openFeastRegistry({ project: 'p' } as never), { name: 'OptionError', option: 'path' })
+  })
+})
+
+describe('loadRegistryFile limits', () => {
+  test('a NaN decode budget is refused with its name, before the file is read', () => {
+    assert.throws(() => loadRegistryFile('/nonexistent/registry.db', 'p', 1024, Number.NaN), {
+      name: 'OptionError',
+      option: 'maxDecodedBytes',
+      message: 'feast-authz: loadRegistryFile: maxDecodedBytes must be an integer of at least 1, got NaN'
+    })
   })
 })
