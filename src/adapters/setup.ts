@@ -7,6 +7,7 @@ import { createAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../ma
 import type { AuthManager } from '../managers/types.ts'
 import type { Permission } from '../permissions/model.ts'
 import type { PermissionSource } from '../permissions/source.ts'
+import { namesFeastRegistry } from '../registry/config.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 
@@ -113,23 +114,11 @@ export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openReg
 }
 
 /**
- * Whether the `registry` setting of feature_store.yaml names a Feast registry (anything but a
- * `.yaml`/`.yml` path, which is the reference server's own registry format).
- */
-export function namesFeastRegistry (file: FeatureStoreFile): boolean {
-  const raw = file.data.registry
-  if (raw === undefined || raw === null) return false
-  const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
-  return !(typeof path === 'string' && /\.ya?ml$/i.test(path.trim()))
-}
-
-/**
  * Opens the Feast registry feature_store.yaml names, as the source of permissions; undefined when
  * it names none. Throws a ConfigError naming the file (unsupported registry type, unreadable or
  * invalid registry): a registry that cannot be used never means "no permissions".
  */
 export function openPermissionRegistry (file: FeatureStoreFile, logger: AuthLogger): FeastRegistry | undefined {
-  if (!namesFeastRegistry(file)) return undefined
   const registry = openRegistryFromConfig(file, { logger })
   if (registry !== undefined) {
     logger.info({ registry: registry.path, project: registry.project }, 'feast-authz: permissions come from the Feast registry')

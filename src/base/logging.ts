@@ -100,3 +100,14 @@ export function debugEnabled (log: AuthLogger): boolean {
   const level = (log as { level?: unknown }).level
   return level === 'debug' || level === 'trace'
 }
+
+/**
+ * Whether `log` may write a line at `level`. A logger that cannot say is asked anyway, except
+ * when that level's method is a function named `noop`: what pino installs for a disabled level
+ * and what Fastify's logger is made of when logging is off (abstract-logging). A rejected token
+ * then costs no log event, and so no token fingerprint, on a server that logs nothing.
+ */
+export function levelEnabled (log: AuthLogger, level: 'info' | 'warn' | 'error'): boolean {
+  if (typeof log.isLevelEnabled === 'function') return log.isLevelEnabled(level)
+  return log[level].name !== 'noop'
+}

@@ -1,4 +1,5 @@
 import { FeastAuthzError } from '../base/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 
 export interface ConfigErrorDetails {
   source?: string | undefined
@@ -28,5 +29,13 @@ export class ConfigError extends FeastAuthzError {
     super('FEAST_AUTHZ_CONFIG', `${where === '' ? '' : `${where}: `}${field}${message}`, { cause })
     this.source = details.source
     this.field = details.field
+  }
+
+  /**
+   * Renders a bad value for an error message as feast-authz does: short, typed, and a secret
+   * never shown (`a string (value hidden)`). For callers that report their own sections.
+   */
+  static describe (value: unknown, secret = false): string {
+    return describeValue(value, secret)
   }
 }

@@ -4,8 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { namesFeastRegistry, setUpAuthz } from '../../src/adapters/setup.ts'
-import { readFeatureStoreFile } from '../../src/config/feature-store-file.ts'
+import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
@@ -40,14 +39,5 @@ describe('setUpAuthz and the registry', () => {
     } finally {
       sql.cleanup()
     }
-  })
-
-  test('a .yaml or .yml registry path is the reference server\'s format, anything else a Feast registry', () => {
-    const names = (registry: unknown): boolean => namesFeastRegistry(readFeatureStoreFile({ project: 'p', registry }))
-    assert.equal(names('registry.yaml'), false)
-    assert.equal(names({ path: 'data/REGISTRY.YML' }), false)
-    assert.equal(names('data/registry.db'), true)
-    assert.equal(names({ registry_type: 'sql', path: 'postgresql://db' }), true)
-    assert.equal(names(undefined), false)
   })
 })
