@@ -61,7 +61,12 @@ export interface PermissionGate {
   /** Validates a spec (unknown action names throw a TypeError at declaration time). */
   compile<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req>
   /** Decides one request; logs 401s and denials (with the full explanation) at info on `log`. */
-  check (principal: Principal | null, resources: readonly Resource[], actions: readonly Action[], options: { filter: boolean, project: string | undefined, log: AuthLogger }): PermissionOutcome
+  check (
+    principal: Principal | null,
+    resources: readonly Resource[],
+    actions: readonly Action[],
+    options: { filter: boolean, project: string | undefined, log: AuthLogger }
+  ): PermissionOutcome
   /** Resolves `spec` against `request`, then checks. */
   evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): Promise<PermissionOutcome>
 }

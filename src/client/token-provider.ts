@@ -147,7 +147,12 @@ async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefi
   throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${saPath}`)
 }
 
-async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.ProcessEnv, saPath: string, tokenFile: (() => Promise<string>) | undefined): Promise<ResolvedToken> {
+async function resolveKubernetes (
+  config: KubernetesAuthConfig,
+  env: NodeJS.ProcessEnv,
+  saPath: string,
+  tokenFile: (() => Promise<string>) | undefined
+): Promise<ResolvedToken> {
   if (config.user_token !== undefined) return { token: config.user_token, source: 'user_token' }
   if (tokenFile !== undefined) return { token: await tokenFile(), source: 'token_path' }
   const fromFile = await readServiceAccountToken(saPath)

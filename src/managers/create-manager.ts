@@ -57,7 +57,12 @@ function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager
         logger: options.logger,
         ...options.oidc,
         // Spec 5.3: tokens with a kubernetes.io claim go to TokenReview (or are refused off-cluster).
-        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...kubernetes, audiences: config.service_account_audiences, requestTimeoutMs: kubernetes?.tuning?.requestTimeoutMs })
+        serviceAccountTokens: serviceAccountTokensForOidc({
+          logger: options.logger,
+          ...kubernetes,
+          audiences: config.service_account_audiences,
+          requestTimeoutMs: kubernetes?.tuning?.requestTimeoutMs
+        })
       })
     case 'kubernetes':
       return createKubernetesManager(config, { logger: options.logger, ...kubernetes })

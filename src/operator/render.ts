@@ -175,7 +175,9 @@ function clientTokenVolume (audience: string): RenderedFeatureStore['clientPod']
   return {
     volumes: [{
       name: 'feast-authz-token',
-      projected: { sources: [{ serviceAccountToken: { audience, expirationSeconds: CLIENT_TOKEN_EXPIRATION_SECONDS, path: CLIENT_TOKEN_PATH.slice(slash + 1) } }] }
+      projected: {
+        sources: [{ serviceAccountToken: { audience, expirationSeconds: CLIENT_TOKEN_EXPIRATION_SECONDS, path: CLIENT_TOKEN_PATH.slice(slash + 1) } }]
+      }
     }],
     volumeMounts: [{ name: 'feast-authz-token', mountPath: CLIENT_TOKEN_PATH.slice(0, slash), readOnly: true }]
   }
@@ -231,7 +233,11 @@ function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
   return { kind: 'kubernetes', roles: [...new Set(roles as string[])] }
 }
 
-function renderOidc (oidc: Record<string, unknown>, options: RenderOptions, fail: Fail): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
+function renderOidc (
+  oidc: Record<string, unknown>,
+  options: RenderOptions,
+  fail: Fail
+): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
   const at = (...path: string[]): string[] => ['spec', 'authz', 'oidc', ...path]
   for (const key of Object.keys(oidc)) {
     if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field: expected one of ${OIDC_FIELDS.join(', ')}`)

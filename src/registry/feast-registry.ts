@@ -225,7 +225,13 @@ export function loadRegistryFile (path: string, project: string, maxBytes = DEFA
   return runToEnd(loadSteps(readStable(path, maxBytes).bytes, path, project, undefined, { maxDecodedBytes }))
 }
 
-function * loadSteps (bytes: Uint8Array, path: string, home: string, previous: RegistrySnapshot | undefined, limits: { maxDecodedBytes: number }): Generator<void, RegistrySnapshot> {
+function * loadSteps (
+  bytes: Uint8Array,
+  path: string,
+  home: string,
+  previous: RegistrySnapshot | undefined,
+  limits: { maxDecodedBytes: number }
+): Generator<void, RegistrySnapshot> {
   let snapshot: RegistrySnapshot
   let legacy = false
   try {

@@ -47,7 +47,11 @@ describe('createAuthManager options', () => {
   })
 
   test('valid options build the manager', async () => {
-    const manager = createAuthManager(NO_AUTH, { logger: silentLogger, oidc: { verifiedTokenCacheSize: 0, unknownKidCooldownSeconds: 0.05 }, kubernetes: { tuning: { maxConcurrentReviews: 1 } } })
+    const manager = createAuthManager(NO_AUTH, {
+      logger: silentLogger,
+      oidc: { verifiedTokenCacheSize: 0, unknownKidCooldownSeconds: 0.05 },
+      kubernetes: { tuning: { maxConcurrentReviews: 1 } }
+    })
     assert.equal(manager.type, 'no_auth')
     await manager.close()
   })

@@ -199,7 +199,10 @@ describe('operator render: RBAC objects', () => {
   it('renders the same server and client sections whichever RBAC is chosen', () => {
     const minimal = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
     const compatible = renderFeatureStore(fixture('featurestore-kubernetes.yaml'), { feastCompatibleRbac: true })
-    assert.deepEqual([compatible.server, compatible.client, compatible.feature_store_yaml_base64], [minimal.server, minimal.client, minimal.feature_store_yaml_base64])
+    assert.deepEqual(
+      [compatible.server, compatible.client, compatible.feature_store_yaml_base64],
+      [minimal.server, minimal.client, minimal.feature_store_yaml_base64]
+    )
   })
 
   it('leaves OIDC RBAC unchanged with feastCompatibleRbac: true', () => {

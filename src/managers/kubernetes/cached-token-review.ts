@@ -63,7 +63,11 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   const { logger } = options
   const tuning = options.tuning ?? {}
   const now = tuning.now ?? Date.now
-  const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), { logger, audiences: options.audiences, timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS })
+  const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), {
+    logger,
+    audiences: options.audiences,
+    timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  })
   const load = async (token: string): Promise<ReviewedToken> => ({ identity: await reviewer(token), principal: undefined, builtFrom: undefined })
   const warnSaturated = throttledWarning(logger, now)
   const reviews = createReviewCache<ReviewedToken>({

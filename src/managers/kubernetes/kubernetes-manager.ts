@@ -48,7 +48,13 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
 
   const opaque = config.accept_opaque_tokens === true
   if (opaque) logger.info('auth.accept_opaque_tokens is true: bearer tokens that are not JWTs are sent to TokenReview too (behind the rejection cache and the review cap)')
-  const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, acceptOpaqueTokens: opaque, tuning })
+  const tokens = createCachedTokenReview(connection.kubeConfig, {
+    logger,
+    audiences: config.audiences,
+    ttlSeconds: config.token_review_cache_ttl_seconds,
+    acceptOpaqueTokens: opaque,
+    tuning
+  })
   const bindings = createRoleSource(connection.kubeConfig, {
     ...tuning.informer,
     ...(config.outage_grace_seconds === undefined ? {} : { staleGraceMs: config.outage_grace_seconds * 1000 }),
