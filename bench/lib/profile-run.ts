@@ -36,7 +36,14 @@ export async function profileRun (fixture: Fixture): Promise<void> {
       if (status !== (target.expectOk ? 200 : 401)) throw new Error(`${target.id}: unexpected status ${status}`)
       await runLoad({ url: server.url, path: ROUTE, tokens: target.tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds })
       const from = await server.clock()
-      run = await runLoad({ url: server.url, path: ROUTE, tokens: target.tokens, connections: settings.connections, durationSeconds: settings.durationSeconds, serverCpuSeconds: server.cpuSeconds })
+      run = await runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: target.tokens,
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+        serverCpuSeconds: server.cpuSeconds
+      })
       window = { from, to: await server.clock() }
     } finally {
       await server.stop()

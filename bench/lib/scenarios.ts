@@ -57,7 +57,15 @@ export async function measureScenario (fixture: Fixture, scenario: Scenario, res
     const expectStatus = rejecting ? 401 as const : 200 as const
     await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds, expectStatus })
     const callsBefore = fixture.kube?.perRequestCalls() ?? 0
-    const run = await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.durationSeconds, serverCpuSeconds: server.cpuSeconds, expectStatus })
+    const run = await runLoad({
+      url: server.url,
+      path: ROUTE,
+      tokens,
+      connections: settings.connections,
+      durationSeconds: settings.durationSeconds,
+      serverCpuSeconds: server.cpuSeconds,
+      expectStatus
+    })
     if (scenario.tokens === 'kubernetes') {
       result.apiCalls = (result.apiCalls ?? 0) + fixture.kube!.perRequestCalls() - callsBefore
       result.requests = (result.requests ?? 0) + run.ok + run.non2xx

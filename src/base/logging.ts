@@ -1,11 +1,15 @@
 import { destination, pino, type LogFn, type Logger, type LoggerOptions } from 'pino'
 import { redactRequestUrlsIn, requestUrlForLog } from './observability/log-safe-url.ts'
+import { methods, type OptionRule } from './option-rules.ts'
 
 /** The logging calls feast-authz makes; a pino or Fastify logger fits. */
 export type AuthLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> & {
   /** When present, lets hot paths skip building log objects nobody will see. */
   isLevelEnabled?: (level: string) => boolean
 }
+
+/** The option rule of a logger given in code: the four methods feast-authz calls. */
+export const LOGGER_OPTION: OptionRule = methods('debug', 'info', 'warn', 'error')
 
 /**
  * Paths pino must censor in anything it logs: credentials in request headers and the

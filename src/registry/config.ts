@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ConfigError, describeValue } from '../config/errors.ts'
+import { ConfigError } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { BASE64_ENV, type FeatureStoreFile } from '../config/feature-store-file.ts'
 
 /** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */

@@ -41,3 +41,21 @@ describe('setUpAuthz and the registry', () => {
     }
   })
 })
+
+describe('setUpAuthz options', () => {
+  test('a bad option is refused with its name before the config is read or a registry opened', () => {
+    assert.throws(() => setUpAuthz({ config: store.config, oidc: { failureBackoffSeconds: Number.POSITIVE_INFINITY } }, silentLogger, { openRegistry: true }), {
+      name: 'OptionError',
+      option: 'oidc.failureBackoffSeconds',
+      message: 'feast-authz: oidc.failureBackoffSeconds must be a number of seconds from 0 to 3600, got Infinity'
+    })
+  })
+
+  test('permissions of the wrong kind are refused naming every form accepted', () => {
+    assert.throws(() => setUpAuthz({ config: store.config, permissions: 42 as never }, silentLogger), {
+      name: 'OptionError',
+      option: 'permissions',
+      message: 'feast-authz: permissions must be a list of permissions, or the path of a permissions YAML file, or a source with permissionsFor(project), got 42'
+    })
+  })
+})

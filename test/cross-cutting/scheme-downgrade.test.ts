@@ -110,7 +110,14 @@ describe('an https discovery document naming plain-http URLs', () => {
 
   test('the client library refuses to post the client secret to the plain-http token endpoint', async () => {
     downgrade('token_endpoint')
-    const source = createIdpTokenSource({ auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, client_secret: provider.clientSecret, verify_ssl: true, ca_cert_path: provider.caCertPath, token_refresh_margin_seconds: 30 })
+    const source = createIdpTokenSource({
+      auth_discovery_url: provider.discoveryUrl,
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+      verify_ssl: true,
+      ca_cert_path: provider.caCertPath,
+      token_refresh_margin_seconds: 30
+    })
     try {
       await assert.rejects(source.get(), (error: unknown) => error instanceof TokenSourceError && error.code === 'invalid_provider_response' &&
         /is https but names the plain-http token_endpoint http:\/\/127\.0\.0\.1:\d+\/token: the client secret/.test(error.message))

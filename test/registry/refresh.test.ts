@@ -36,7 +36,12 @@ function registryFile (bytes: Uint8Array | string): string {
 function recordingLogger (): { logger: AuthLogger, errors: { obj: Record<string, unknown>, msg: string }[] } {
   const errors: { obj: Record<string, unknown>, msg: string }[] = []
   const ignore = (): void => {}
-  const logger = { debug: ignore, info: ignore, warn: ignore, error: (obj: Record<string, unknown>, msg: string) => { errors.push({ obj, msg }) } } as unknown as AuthLogger
+  const logger = {
+    debug: ignore,
+    info: ignore,
+    warn: ignore,
+    error: (obj: Record<string, unknown>, msg: string) => { errors.push({ obj, msg }) }
+  } as unknown as AuthLogger
   return { logger, errors }
 }
 
