@@ -28,6 +28,8 @@ export function scenarioList (poolSize: number): Scenario[] {
     { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${pool}`, server: 'feast-oidc', tokens: 'pool', peer: false, verifies: true },
     // A reference, not a verifier: the least any distinct-token check can cost on this machine.
     { id: 'verify-floor', label: `floor: bare Fastify + one node:crypto.verify, ${pool}`, server: 'verify-floor', tokens: 'pool', peer: false, verifies: false },
+    // A reference too: verify-floor plus the payload's JSON and the exp/iss/aud checks every correct verifier needs.
+    { id: 'verify-claims-floor', label: `floor + claims: verify-floor + payload JSON + exp/iss/aud, ${pool}`, server: 'verify-claims-floor', tokens: 'pool', peer: false, verifies: true },
     { id: 'fastify-jwt', label: `@fastify/jwt (public key), ${pool}`, server: 'fastify-jwt', tokens: 'pool', peer: true, verifies: true },
     { id: 'fastify-jwt-jwks', label: `fastify-jwt-jwks, ${pool}`, server: 'fastify-jwt-jwks', tokens: 'pool', peer: true, verifies: true },
     { id: 'express-jwt', label: `Express + express-jwt + jwks-rsa, ${pool}`, server: 'express-jwt', tokens: 'pool', peer: true, verifies: true },
