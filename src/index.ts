@@ -19,7 +19,7 @@ export type { Action, ActionGroup, Permission, Resource, ResourceType } from './
 export type { FeastRegistry } from './registry/feast-registry.ts'
 
 export { loadAuthConfig, type AuthConfig, type AuthType, type NoAuthConfig, type OidcAuthConfig, type OidcServerConfig, type KubernetesAuthConfig, type LoadOptions } from './config/auth-config.ts'
-export type { FeatureStoreSource } from './config/feature-store-file.ts'
+export { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './config/feature-store-file.ts'
 
 export { AuthError, FeastAuthzError, OptionError, type AuthErrorCode } from './base/errors.ts'
 export { ConfigError } from './config/errors.ts'

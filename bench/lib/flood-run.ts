@@ -20,7 +20,14 @@ export async function runFlood (fixture: Fixture): Promise<FloodResult> {
     // The reference: the same valid traffic on the same server just before and just after the
     // flood, so that a drift of the machine during the run does not pass for the flood's effect.
     const reference = async (): Promise<LoadResult> => {
-      const run = await runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: Math.min(settings.floodSeconds, settings.durationSeconds), serverCpuSeconds: server.cpuSeconds })
+      const run = await runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: valid,
+        connections: settings.connections,
+        durationSeconds: Math.min(settings.floodSeconds, settings.durationSeconds),
+        serverCpuSeconds: server.cpuSeconds
+      })
       assertClean('flood (reference without flood)', run)
       return run
     }
@@ -29,8 +36,17 @@ export async function runFlood (fixture: Fixture): Promise<FloodResult> {
     const discoveryBefore = idp.counts.discovery
     const floodRate = Math.max(1, Math.round(settings.floodRequests / settings.floodSeconds))
     const [validRun, floodRun] = await Promise.all([
-      runLoad({ url: server.url, path: ROUTE, tokens: valid, connections: settings.connections, durationSeconds: settings.floodSeconds, serverCpuSeconds: server.cpuSeconds }),
-      runLoad({ url: server.url, path: ROUTE, tokens: () => unknownKidToken(fixture.repeatToken), connections: 4, amount: settings.floodRequests, overallRate: floodRate })
+      runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: valid,
+        connections: settings.connections,
+        durationSeconds: settings.floodSeconds,
+        serverCpuSeconds: server.cpuSeconds
+      }),
+      runLoad({
+        url: server.url, path: ROUTE, tokens: () => unknownKidToken(fixture.repeatToken), connections: 4, amount: settings.floodRequests, overallRate: floodRate
+      })
     ])
     const jwksFetches = idp.counts.jwks - jwksBefore
     const discoveryFetches = idp.counts.discovery - discoveryBefore

@@ -24,7 +24,15 @@ export async function runMemory (fixture: Fixture): Promise<MemoryResult> {
     const started = performance.now()
     let run: LoadResult
     try {
-      run = await runLoad({ url: server.url, path: ROUTE, tokens: () => fixture.esSigner.token(next++), connections: settings.connections, amount: settings.memoryTokens, maxSeconds: settings.memoryMaxSeconds, serverCpuSeconds: server.cpuSeconds })
+      run = await runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: () => fixture.esSigner.token(next++),
+        connections: settings.connections,
+        amount: settings.memoryTokens,
+        maxSeconds: settings.memoryMaxSeconds,
+        serverCpuSeconds: server.cpuSeconds
+      })
     } finally {
       clearInterval(sampler)
     }

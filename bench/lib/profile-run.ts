@@ -8,8 +8,8 @@ import { startServer } from './server-process.ts'
 import { unknownKidToken } from './tokens.ts'
 
 /**
- * BENCH_PROFILE=1: scenario 2 and 3 servers, one under random-`kid` tokens only, and the
- * kubernetes scenario when available, each under `--cpu-prof`; prints their top self-time
+ * BENCH_PROFILE=1: scenario 2 and 3 servers, one under random-`kid` tokens only, feast-authz on
+ * Express beside bare Express, and the kubernetes scenario when available, each under `--cpu-prof`; prints their top self-time
  * functions over the measured window.
  */
 export async function profileRun (fixture: Fixture): Promise<void> {
@@ -21,6 +21,8 @@ export async function profileRun (fixture: Fixture): Promise<void> {
     { id: 'feast-oidc-repeat', server: 'feast-oidc', label: 'feast-authz OIDC, one token repeated', tokens: fixture.repeatToken, expectOk: true },
     { id: 'feast-oidc-pool', server: 'feast-oidc', label: `feast-authz OIDC, ${fixture.pool.length.toLocaleString('en-US')} distinct tokens`, tokens: rotating(fixture.pool), expectOk: true },
     { id: 'feast-oidc-unknown-kid', server: 'feast-oidc', label: 'feast-authz OIDC, random-kid tokens only (every request a 401)', tokens: () => unknownKidToken(fixture.repeatToken), expectOk: false },
+    { id: 'feast-express-repeat', server: 'feast-express', label: 'feast-authz on Express, one token repeated', tokens: fixture.repeatToken, expectOk: true },
+    { id: 'bare-express', server: 'bare-express', label: 'bare Express (the ceiling of the line above)', tokens: fixture.repeatToken, expectOk: true },
     ...(fixture.kube === undefined ? [] : [{ id: 'feast-kubernetes', server: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', tokens: fixture.kube.token, expectOk: true }])
   ]
   for (const target of profiled) {
@@ -34,7 +36,14 @@ export async function profileRun (fixture: Fixture): Promise<void> {
       if (status !== (target.expectOk ? 200 : 401)) throw new Error(`${target.id}: unexpected status ${status}`)
       await runLoad({ url: server.url, path: ROUTE, tokens: target.tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds })
       const from = await server.clock()
-      run = await runLoad({ url: server.url, path: ROUTE, tokens: target.tokens, connections: settings.connections, durationSeconds: settings.durationSeconds, serverCpuSeconds: server.cpuSeconds })
+      run = await runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: target.tokens,
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+        serverCpuSeconds: server.cpuSeconds
+      })
       window = { from, to: await server.clock() }
     } finally {
       await server.stop()

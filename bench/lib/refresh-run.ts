@@ -22,7 +22,14 @@ export async function runRefresh (fixture: Fixture): Promise<RefreshResult> {
       // Short warm-up (the JIT), inside one lifespan of the first fetch, then the measured run.
       await runLoad({ url: server.url, path: ROUTE, tokens: fixture.repeatToken, connections: fixture.settings.connections, durationSeconds: 1 })
       const before = slowIdp.counts.jwks
-      const run = await runLoad({ url: server.url, path: ROUTE, tokens: fixture.repeatToken, connections: fixture.settings.connections, durationSeconds: REFRESH.seconds, serverCpuSeconds: server.cpuSeconds })
+      const run = await runLoad({
+        url: server.url,
+        path: ROUTE,
+        tokens: fixture.repeatToken,
+        connections: fixture.settings.connections,
+        durationSeconds: REFRESH.seconds,
+        serverCpuSeconds: server.cpuSeconds
+      })
       assertClean('refresh', run)
       return { ...REFRESH, fetches: slowIdp.counts.jwks - before, run }
     } finally {

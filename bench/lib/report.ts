@@ -191,7 +191,13 @@ export function evaluateTargets (input: {
 
   verdicts.push(compare('OIDC, one token repeated ≥ 0.95× bare Fastify', of('feast-oidc-repeat'), of('bare'), 0.95, input.basis, 'feast-oidc-repeat, bare'))
   verdicts.push(bestPeer(of('feast-oidc-pool'), [['@fastify/jwt', of('fastify-jwt')], ['fastify-jwt-jwks', of('fastify-jwt-jwks')]], input.basis))
-  verdicts.push(costAtMost('OIDC, distinct tokens ≤ 1.2× verify-floor\'s CPU per request', of('feast-oidc-pool'), of('verify-floor'), 1.2, 'feast-oidc-pool', 'verify-floor'))
+  const floorVerdict = costAtMost('OIDC, distinct tokens ≤ 1.2× verify-floor\'s CPU per request', of('feast-oidc-pool'), of('verify-floor'), 1.2, 'feast-oidc-pool', 'verify-floor')
+  const claimsFloor = of('verify-claims-floor')
+  const floor = of('verify-floor')
+  // Context, not a verdict: what decoding and checking the claims alone adds to the floor.
+  verdicts.push(claimsFloor === undefined || floor === undefined || floorVerdict.status === 'SKIP' || !Number.isFinite(claimsFloor.cpuMicros)
+    ? floorVerdict
+    : { ...floorVerdict, measured: `${floorVerdict.measured}; verify-floor + payload JSON + exp/iss/aud alone: ${(claimsFloor.cpuMicros / floor.cpuMicros).toFixed(2)}× (${micros(claimsFloor.cpuMicros)} µs/req)` })
   verdicts.push(costAtMost('Rejections: CPU per random-kid 401 ≤ 2× the repeated-token cost', of('feast-oidc-reject'), of('feast-oidc-repeat'), 2, 'feast-oidc-reject', 'feast-oidc-repeat'))
   verdicts.push(compare('Express: feast-authz on Express, one token repeated ≥ 0.90× bare Express', of('feast-express-repeat'), of('bare-express'), 0.9, input.basis, 'feast-express-repeat, bare-express'))
 

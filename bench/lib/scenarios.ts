@@ -28,13 +28,17 @@ export function scenarioList (poolSize: number): Scenario[] {
     { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${pool}`, server: 'feast-oidc', tokens: 'pool', peer: false, verifies: true },
     // A reference, not a verifier: the least any distinct-token check can cost on this machine.
     { id: 'verify-floor', label: `floor: bare Fastify + one node:crypto.verify, ${pool}`, server: 'verify-floor', tokens: 'pool', peer: false, verifies: false },
+    // A reference too: verify-floor plus the payload's JSON and the exp/iss/aud checks every correct verifier needs.
+    { id: 'verify-claims-floor', label: `floor + claims: verify-floor + payload JSON + exp/iss/aud, ${pool}`, server: 'verify-claims-floor', tokens: 'pool', peer: false, verifies: true },
     { id: 'fastify-jwt', label: `@fastify/jwt (public key), ${pool}`, server: 'fastify-jwt', tokens: 'pool', peer: true, verifies: true },
     { id: 'fastify-jwt-jwks', label: `fastify-jwt-jwks, ${pool}`, server: 'fastify-jwt-jwks', tokens: 'pool', peer: true, verifies: true },
     { id: 'express-jwt', label: `Express + express-jwt + jwks-rsa, ${pool}`, server: 'express-jwt', tokens: 'pool', peer: true, verifies: true },
     { id: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', server: 'feast-kubernetes', tokens: 'kubernetes', peer: false, verifies: true },
     { id: 'feast-oidc-reject', label: 'feast-authz OIDC, random-kid tokens (every answer a 401)', server: 'feast-oidc', tokens: 'unknown-kid', peer: false, verifies: true },
     { id: 'bare-express', label: 'bare Express (no auth)', server: 'bare-express', tokens: 'repeat', peer: false, verifies: false },
-    { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', peer: false, verifies: true }
+    { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', peer: false, verifies: true },
+    // A reference, not a verifier: what Express charges for one more middleware layer.
+    { id: 'express-noop', label: 'reference: bare Express + one no-op middleware', server: 'express-noop', tokens: 'repeat', peer: false, verifies: false }
   ]
 }
 
@@ -55,7 +59,15 @@ export async function measureScenario (fixture: Fixture, scenario: Scenario, res
     const expectStatus = rejecting ? 401 as const : 200 as const
     await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds, expectStatus })
     const callsBefore = fixture.kube?.perRequestCalls() ?? 0
-    const run = await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.durationSeconds, serverCpuSeconds: server.cpuSeconds, expectStatus })
+    const run = await runLoad({
+      url: server.url,
+      path: ROUTE,
+      tokens,
+      connections: settings.connections,
+      durationSeconds: settings.durationSeconds,
+      serverCpuSeconds: server.cpuSeconds,
+      expectStatus
+    })
     if (scenario.tokens === 'kubernetes') {
       result.apiCalls = (result.apiCalls ?? 0) + fixture.kube!.perRequestCalls() - callsBefore
       result.requests = (result.requests ?? 0) + run.ok + run.non2xx

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { hasSingleAuthorizationHeader, readBearerToken } from '../base/http/bearer.ts'
-import { debugEnabled, type AuthLogger } from '../base/logging.ts'
+import { debugEnabled, levelEnabled, type AuthLogger } from '../base/logging.ts'
 import { AuthError } from '../base/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
 import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../base/observability/channels.ts'
@@ -56,7 +56,7 @@ export function reportAuthentication (
     const publish = authenticateChannel.hasSubscribers
     const failed = 'error' in outcome
     const level = !failed ? 'debug' : outcome.error instanceof AuthError && outcome.error.status === 401 ? 'info' : 'error'
-    if (!publish && (level === 'debug' ? !debugEnabled(log) : log.isLevelEnabled?.(level) === false)) return
+    if (!publish && (level === 'debug' ? !debugEnabled(log) : !levelEnabled(log, level))) return
     const event: AuthenticateEvent = {
       outcome: !failed ? 'success' : level === 'info' ? 'failure' : 'error',
       ...(failed ? { code: outcome.error instanceof AuthError ? outcome.error.code : 'internal_error' } : { username: outcome.principal.username, source: outcome.principal.source }),

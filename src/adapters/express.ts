@@ -14,7 +14,8 @@ import { createLogThrottle } from '../base/observability/throttle.ts'
 import type { Rejection } from './challenge.ts'
 import { createAuthzCore } from './core.ts'
 import type { PermissionSpec } from './require-permission.ts'
-import type { AuthzOptions } from './setup.ts'
+import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
+import { checkOptions } from '../base/option-rules.ts'
 
 declare global {
   namespace Express {
@@ -77,6 +78,7 @@ export interface FeastAuthzExpress {
  * ```
  */
 export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): FeastAuthzExpress {
+  checkOptions(options, AUTHZ_OPTION_RULES)
   const logger: AuthLogger = options.logger ?? createLogger()
   const core = createAuthzCore(options, logger)
   // Express has no startup hook: start fetching keys now, without holding anyone up.

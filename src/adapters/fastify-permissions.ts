@@ -84,7 +84,12 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
   })
 }
 
-async function enforce (gate: PermissionGate, spec: CompiledPermissionSpec<FastifyRequest>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function enforce (
+  gate: PermissionGate,
+  spec: CompiledPermissionSpec<FastifyRequest>,
+  request: FastifyRequest,
+  reply: FastifyReply
+): Promise<FastifyReply | undefined> {
   const outcome: PermissionOutcome = await gate.evaluate(spec, request, request.principal, request.log)
   if (outcome.allowed) {
     if (spec.filter) request.permittedResources = outcome.resources

@@ -5,7 +5,8 @@ import type { ManagerHealth } from '../managers/types.ts'
 import type { Principal } from '../base/principal.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 import { createAuthzCore } from './core.ts'
-import type { AuthzOptions } from './setup.ts'
+import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
+import { checkOptions, text, type OptionRules } from '../base/option-rules.ts'
 import { registerPermissionSupport, type FastifyPermissionSpec } from './fastify-permissions.ts'
 
 /** Per-route settings, under `config.feastAuthz` of a route. */
@@ -63,7 +64,14 @@ export interface FeastAuthzOptions extends AuthzOptions {
   readonly healthRoute?: string
 }
 
+/** The rules of {@link FeastAuthzOptions}: the shared ones and `healthRoute`. */
+const PLUGIN_OPTION_RULES: OptionRules = {
+  ...AUTHZ_OPTION_RULES,
+  healthRoute: text({ pattern: /^\//, expected: 'a path starting with /' })
+}
+
 const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) => {
+  checkOptions(options, PLUGIN_OPTION_RULES)
   const core = createAuthzCore(options, options.logger ?? fastify.log)
   fastify.decorateRequest('principal', null)
   fastify.decorate('feastAuthz', {

@@ -58,10 +58,15 @@ export interface CompiledPermissionSpec<Req> {
 
 /** The shared checker one adapter instance uses. */
 export interface PermissionGate {
-  /** Validates a spec (unknown action names throw a TypeError at declaration time). */
+  /** Validates a spec (unknown action names throw an OptionError at declaration time). */
   compile<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Req>
   /** Decides one request; logs 401s and denials (with the full explanation) at info on `log`. */
-  check (principal: Principal | null, resources: readonly Resource[], actions: readonly Action[], options: { filter: boolean, project: string | undefined, log: AuthLogger }): PermissionOutcome
+  check (
+    principal: Principal | null,
+    resources: readonly Resource[],
+    actions: readonly Action[],
+    options: { filter: boolean, project: string | undefined, log: AuthLogger }
+  ): PermissionOutcome
   /** Resolves `spec` against `request`, then checks. */
   evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): Promise<PermissionOutcome>
 }
@@ -189,7 +194,7 @@ function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Re
   }
 }
 
-/** Action names and groups → actions; an unknown name or an empty list is a TypeError. */
+/** Action names and groups → actions; an unknown name or an empty list is an OptionError. */
 function toActions (names: unknown): readonly Action[] {
   if (names === undefined || (Array.isArray(names) && names.length === 0)) throw new OptionError('requirePermission needs at least one action')
   try {

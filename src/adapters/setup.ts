@@ -1,12 +1,13 @@
-import { OptionError } from '../base/errors.ts'
+import { anyOf, checkOptions, integer, methods, object, text, unchecked, type OptionRules } from '../base/option-rules.ts'
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import type { FeatureStoreFile, FeatureStoreSource } from '../config/feature-store-file.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
-import type { AuthLogger } from '../base/logging.ts'
-import { createAuthManager, type ManagerOptions } from '../managers/create-manager.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
+import { createAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
 import type { AuthManager } from '../managers/types.ts'
 import type { Permission } from '../permissions/model.ts'
 import type { PermissionSource } from '../permissions/source.ts'
+import { namesFeastRegistry } from '../registry/config.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 
@@ -44,6 +45,25 @@ export interface AuthzOptions {
   readonly permissions?: readonly Permission[] | string | PermissionSource
 }
 
+/**
+ * The rules of {@link AuthzOptions}, checked by `checkOptions` (src/base/option-rules.ts); the
+ * adapters and the reference server add their own. `config` is checked by its loader.
+ */
+export const AUTHZ_OPTION_RULES: OptionRules = {
+  config: unchecked(),
+  logger: LOGGER_OPTION,
+  maxTokenLength: integer(1),
+  realm: text(),
+  oidc: object(OIDC_TUNING_RULES),
+  manager: methods('authenticate', 'warmUp', 'health', 'close'),
+  // The permissions themselves are checked by the permission engine.
+  permissions: anyOf(
+    { expected: 'a list of permissions', accepts: Array.isArray },
+    text({ expected: 'the path of a permissions YAML file' }),
+    { ...methods('permissionsFor'), expected: 'a source with permissionsFor(project)' }
+  )
+}
+
 export interface AuthzSetup {
   readonly config: AuthConfig
   readonly manager: AuthManager
@@ -65,11 +85,8 @@ export interface AuthzSetup {
  * (`inspect`, `check`) leave it false and never read the registry.
  */
 export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openRegistry = false }: { readonly openRegistry?: boolean } = {}): AuthzSetup {
+  checkOptions(options, AUTHZ_OPTION_RULES)
   const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
-  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
-    throw new OptionError(`maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
-  }
-  checkOidcTuning(options.oidc)
   const { auth, file } = loadAuthConfig(options.config)
   // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
@@ -97,42 +114,14 @@ export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openReg
 }
 
 /**
- * Whether the `registry` setting of feature_store.yaml names a Feast registry (anything but a
- * `.yaml`/`.yml` path, which is the reference server's own registry format).
- */
-export function namesFeastRegistry (file: FeatureStoreFile): boolean {
-  const raw = file.data.registry
-  if (raw === undefined || raw === null) return false
-  const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
-  return !(typeof path === 'string' && /\.ya?ml$/i.test(path.trim()))
-}
-
-/**
  * Opens the Feast registry feature_store.yaml names, as the source of permissions; undefined when
  * it names none. Throws a ConfigError naming the file (unsupported registry type, unreadable or
  * invalid registry): a registry that cannot be used never means "no permissions".
  */
 export function openPermissionRegistry (file: FeatureStoreFile, logger: AuthLogger): FeastRegistry | undefined {
-  if (!namesFeastRegistry(file)) return undefined
   const registry = openRegistryFromConfig(file, { logger })
   if (registry !== undefined) {
     logger.info({ registry: registry.path, project: registry.project }, 'feast-authz: permissions come from the Feast registry')
   }
   return registry
-}
-
-// NaN or Infinity here would unbound a cache or lift the unknown-kid rate limit: refuse them.
-function checkOidcTuning (tuning: AuthzOptions['oidc']): void {
-  if (tuning === undefined) return
-  const rules: Array<[keyof NonNullable<AuthzOptions['oidc']>, (value: number) => boolean, string]> = [
-    ['verifiedTokenCacheSize', (value) => Number.isInteger(value) && value >= 0 && value <= 10_000_000, 'an integer from 0 to 10000000'],
-    ['unknownKidCooldownSeconds', (value) => Number.isFinite(value) && value >= 0 && value <= 86_400, 'a number of seconds from 0 to 86400'],
-    ['failureBackoffSeconds', (value) => Number.isFinite(value) && value >= 0 && value <= 3_600, 'a number of seconds from 0 to 3600']
-  ]
-  for (const [name, valid, expected] of rules) {
-    const value = tuning[name]
-    if (value !== undefined && (typeof value !== 'number' || !valid(value))) {
-      throw new OptionError(`oidc.${name} must be ${expected}, got ${String(value)}`)
-    }
-  }
 }

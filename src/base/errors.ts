@@ -23,9 +23,12 @@ export class FeastAuthzError extends Error {
 export class OptionError extends FeastAuthzError {
   override readonly name = 'OptionError'
   override readonly code = 'FEAST_AUTHZ_OPTION'
+  /** Dotted path of the offending option when one is to blame, e.g. `kubernetes.tuning.maxConcurrentReviews`. */
+  readonly option: string | undefined
 
-  constructor (message: string) {
+  constructor (message: string, details: { option?: string | undefined } = {}) {
     super('FEAST_AUTHZ_OPTION', `feast-authz: ${message}`)
+    this.option = details.option
   }
 }
 

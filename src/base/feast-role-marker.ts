@@ -25,7 +25,10 @@ export function feastRoleMarker (role: string): FeastRoleMarker {
 }
 
 /** Whether `rules` (a Role's) hold the marker rule of Feast role `role`, exactly. */
-export function hasFeastRoleMarker (role: string, rules: ReadonlyArray<{ apiGroups?: string[], resources?: string[], resourceNames?: string[], verbs?: string[] }> | undefined): boolean {
+export function hasFeastRoleMarker (
+  role: string,
+  rules: ReadonlyArray<{ apiGroups?: string[], resources?: string[], resourceNames?: string[], verbs?: string[] }> | undefined
+): boolean {
   return (rules ?? []).some((rule) => (rule.apiGroups ?? []).includes(MARKER_API_GROUP) &&
     (rule.resources ?? []).includes(MARKER_RESOURCE) &&
     (rule.resourceNames ?? []).includes(role) &&

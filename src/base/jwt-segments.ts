@@ -5,6 +5,7 @@
  */
 
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/
+let lastCompact: string | undefined
 
 /**
  * Three unpadded base64url segments, as RFC 7515 compact serialization writes them, each in
@@ -15,15 +16,19 @@ const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/
  * re-encode gives back.
  *
  * One regular expression and constant-time checks of the segment ends: this runs on every
- * token that is not already cached.
+ * token that is not already cached. The last token found canonical is remembered, because one
+ * request asks twice (the bearer header check, then the verifier).
  */
 export function isCompactJws (token: string): boolean {
+  if (token === lastCompact) return true
   if (!COMPACT_JWS.test(token)) return false
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
-  return canonicalEnd(token, first, first) &&
+  const canonical = canonicalEnd(token, first, first) &&
     canonicalEnd(token, second, second - first - 1) &&
     canonicalEnd(token, token.length, token.length - second - 1)
+  if (canonical) lastCompact = token
+  return canonical
 }
 
 /**

@@ -1,11 +1,15 @@
 import { destination, pino, type LogFn, type Logger, type LoggerOptions } from 'pino'
 import { redactRequestUrlsIn, requestUrlForLog } from './observability/log-safe-url.ts'
+import { methods, type OptionRule } from './option-rules.ts'
 
 /** The logging calls feast-authz makes; a pino or Fastify logger fits. */
 export type AuthLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> & {
   /** When present, lets hot paths skip building log objects nobody will see. */
   isLevelEnabled?: (level: string) => boolean
 }
+
+/** The option rule of a logger given in code: the four methods feast-authz calls. */
+export const LOGGER_OPTION: OptionRule = methods('debug', 'info', 'warn', 'error')
 
 /**
  * Paths pino must censor in anything it logs: credentials in request headers and the
@@ -95,4 +99,15 @@ export function debugEnabled (log: AuthLogger): boolean {
   if (typeof log.isLevelEnabled === 'function') return log.isLevelEnabled('debug')
   const level = (log as { level?: unknown }).level
   return level === 'debug' || level === 'trace'
+}
+
+/**
+ * Whether `log` may write a line at `level`. A logger that cannot say is asked anyway, except
+ * when that level's method is a function named `noop`: what pino installs for a disabled level
+ * and what Fastify's logger is made of when logging is off (abstract-logging). A rejected token
+ * then costs no log event, and so no token fingerprint, on a server that logs nothing.
+ */
+export function levelEnabled (log: AuthLogger, level: 'info' | 'warn' | 'error'): boolean {
+  if (typeof log.isLevelEnabled === 'function') return log.isLevelEnabled(level)
+  return log[level].name !== 'noop'
 }

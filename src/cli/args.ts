@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { closest } from '../config/did-you-mean.ts'
+import { closest } from '../base/did-you-mean.ts'
 import { UsageError, type CliIo } from './io.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -8,7 +8,11 @@ type Options = NonNullable<ParseArgsConfig['options']>
  * `parseArgs` in strict mode, with its errors turned into {@link UsageError}s that name the
  * closest known option (`--tokn` → `did you mean --token?`).
  */
-export function parseCommandArgs<T extends Options> (argv: readonly string[], options: T, allowPositionals = false): ReturnType<typeof parseArgs<{ args: string[], options: T, strict: true, allowPositionals: boolean }>> {
+export function parseCommandArgs<T extends Options> (
+  argv: readonly string[],
+  options: T,
+  allowPositionals = false
+): ReturnType<typeof parseArgs<{ args: string[], options: T, strict: true, allowPositionals: boolean }>> {
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals })
   } catch (error) {

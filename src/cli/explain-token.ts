@@ -59,7 +59,13 @@ function rolesByClaim (payload: Record<string, unknown>): Array<[string, unknown
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-function oidcHints (header: Record<string, unknown>, payload: Record<string, unknown>, config: AuthConfig, roleClaims: Array<[string, unknown]>, now: number): string[] {
+function oidcHints (
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  config: AuthConfig,
+  roleClaims: Array<[string, unknown]>,
+  now: number
+): string[] {
   const hints: string[] = []
   if (typeof header.alg === 'string' && (header.alg === 'none' || header.alg.startsWith('HS'))) {
     hints.push(`alg ${header.alg} is refused: only asymmetric algorithms (RS*, PS*, ES*, EdDSA) are verified against the provider's keys`)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { didYouMean } from '../config/did-you-mean.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 import { EXIT, type CliCommand, type CliIo } from './io.ts'
 
 // Loaded on demand so that `feast-authz token` does not pay for the server's imports.

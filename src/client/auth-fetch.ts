@@ -1,5 +1,6 @@
 import type { AuthConfig } from '../config/auth-config.ts'
-import { createTokenProvider, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
+import { checkOptions, func, listOf, type OptionRules } from '../base/option-rules.ts'
+import { createTokenProvider, TOKEN_PROVIDER_OPTION_RULES, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
 
 /** The `fetch` signature wrapped: the global one, or any compatible implementation. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -18,6 +19,13 @@ export interface AuthFetchOptions extends TokenProviderOptions {
    * same fetch may call anything but the feature servers, so third parties never see the token.
    */
   readonly allowedOrigins?: readonly string[] | undefined
+}
+
+/** The rules of {@link AuthFetchOptions}: the token provider's, the fetch, and origins given as URLs. */
+const AUTH_FETCH_OPTION_RULES: OptionRules = {
+  ...TOKEN_PROVIDER_OPTION_RULES,
+  fetch: func(),
+  allowedOrigins: listOf({ expected: 'a URL (https://host[:port])', accepts: (value) => typeof value === 'string' && URL.canParse(value) })
 }
 
 /**
@@ -44,6 +52,7 @@ export interface AuthFetchOptions extends TokenProviderOptions {
  * ```
  */
 export function createAuthFetch (config: AuthConfig | TokenProvider, options: AuthFetchOptions = {}): AuthFetch {
+  checkOptions(options, AUTH_FETCH_OPTION_RULES, { owner: 'createAuthFetch' })
   const provider = isProvider(config) ? config : createTokenProvider(config, options)
   const baseFetch = options.fetch ?? globalThis.fetch
   const allowed = options.allowedOrigins === undefined ? undefined : new Set(options.allowedOrigins.map((origin) => new URL(origin).origin))

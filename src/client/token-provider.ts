@@ -2,7 +2,8 @@ import { readFile, stat } from 'node:fs/promises'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
-import type { AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
+import { checkOptions, func, milliseconds, object, text, type OptionRules } from '../base/option-rules.ts'
 import { TokenSourceError } from './errors.ts'
 import { createIdpTokenSource, idpCredentialsOf, type IdpTokenSource } from './idp-token.ts'
 import { validateOidcClient } from './validate.ts'
@@ -43,6 +44,15 @@ export interface TokenProviderOptions {
   readonly logger?: AuthLogger | undefined
   /** Clock, for tests. */
   readonly now?: (() => number) | undefined
+}
+
+/** The rules of {@link TokenProviderOptions}, checked by `checkOptions` (src/base/option-rules.ts). */
+export const TOKEN_PROVIDER_OPTION_RULES: OptionRules = {
+  env: object(),
+  serviceAccountTokenPath: text({ nonEmpty: true }),
+  timeoutMs: milliseconds(1),
+  logger: LOGGER_OPTION,
+  now: func()
 }
 
 /** Produces the bearer token a client sends. Create one per process and share it: it holds the token cache. */
@@ -88,6 +98,7 @@ export interface TokenProvider {
  * ```
  */
 export function createTokenProvider (config: AuthConfig, options: TokenProviderOptions = {}): TokenProvider {
+  checkOptions(options, TOKEN_PROVIDER_OPTION_RULES, { owner: 'createTokenProvider' })
   const env = (): NodeJS.ProcessEnv => options.env ?? process.env
   const saPath = options.serviceAccountTokenPath ?? SERVICE_ACCOUNT_TOKEN_PATH
   let idp: IdpTokenSource | undefined
@@ -136,7 +147,12 @@ async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefi
   throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${saPath}`)
 }
 
-async function resolveKubernetes (config: KubernetesAuthConfig, env: NodeJS.ProcessEnv, saPath: string, tokenFile: (() => Promise<string>) | undefined): Promise<ResolvedToken> {
+async function resolveKubernetes (
+  config: KubernetesAuthConfig,
+  env: NodeJS.ProcessEnv,
+  saPath: string,
+  tokenFile: (() => Promise<string>) | undefined
+): Promise<ResolvedToken> {
   if (config.user_token !== undefined) return { token: config.user_token, source: 'user_token' }
   if (tokenFile !== undefined) return { token: await tokenFile(), source: 'token_path' }
   const fromFile = await readServiceAccountToken(saPath)

@@ -1,5 +1,7 @@
-import { closest, editDistance } from './did-you-mean.ts'
-import { ConfigError, describeValue } from './errors.ts'
+import { closest, editDistance } from '../base/did-you-mean.ts'
+import { ConfigError } from './errors.ts'
+import { describeValue } from '../base/describe-value.ts'
+import { checkOptions, object, oneOf, type OptionRules } from '../base/option-rules.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
 /**
@@ -176,6 +178,9 @@ export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv
 }
 
+// A misspelt role must not quietly load a server's config as a client's, or the reverse.
+const LOAD_OPTION_RULES: OptionRules = { role: oneOf('server', 'client'), env: object() }
+
 /** What {@link loadAuthConfig} returns: the validated `auth` section and the file it came from. */
 export interface LoadedAuthConfig {
   readonly auth: AuthConfig
@@ -195,6 +200,7 @@ export interface LoadedAuthConfig {
  * ```
  */
 export function loadAuthConfig (input: FeatureStoreSource, options: LoadOptions = {}): LoadedAuthConfig {
+  checkOptions(options, LOAD_OPTION_RULES, { owner: 'loadAuthConfig' })
   const file = readFeatureStoreFile(input, options.env)
   return { auth: parseAuthSection(file, options.role ?? 'server'), file }
 }

@@ -1,4 +1,5 @@
 import { FeastAuthzError } from '../base/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 
 export interface ConfigErrorDetails {
   source?: string | undefined
@@ -29,18 +30,12 @@ export class ConfigError extends FeastAuthzError {
     this.source = details.source
     this.field = details.field
   }
-}
 
-/** Renders a bad value for an error message: short, typed, and never a secret. */
-export function describeValue (value: unknown, secret = false): string {
-  if (value === null) return 'null'
-  if (value === undefined) return 'nothing'
-  if (secret) return `a ${Array.isArray(value) ? 'list' : typeof value} (value hidden)`
-  if (typeof value === 'string') {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-    return JSON.stringify(shown)
+  /**
+   * Renders a bad value for an error message as feast-authz does: short, typed, and a secret
+   * never shown (`a string (value hidden)`). For callers that report their own sections.
+   */
+  static describe (value: unknown, secret = false): string {
+    return describeValue(value, secret)
   }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (Array.isArray(value)) return 'a list'
-  return 'a mapping'
 }

@@ -26,6 +26,18 @@ const MAX_FILE_BYTES = 1024 * 1024
 // A feature_store.yaml has no use for aliases; a handful are tolerated, a "billion laughs" is not.
 const MAX_ALIASES = 50
 
+/**
+ * Reads a `feature_store.yaml` as the plugin does (size and alias limits, one document), for
+ * the sections feast-authz does not read itself (`project`, `registry`, your own). Errors are
+ * `ConfigError`s naming the file; `locate()` gives the line of a field for your own.
+ *
+ * @example
+ * ```ts
+ * import { readFeatureStoreFile } from 'feast-authz'
+ * const file = readFeatureStoreFile('./feature_store.yaml')
+ * console.log(file.data.project, file.locate(['project'])?.line)
+ * ```
+ */
 export function readFeatureStoreFile (input: FeatureStoreSource, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
   if (input instanceof URL) return fromPath(input)
   if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined) : fromPath(input)

@@ -1,9 +1,10 @@
 import { isOidcServerConfig, type AuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
-import type { AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
+import { checkOptions, integer, object, required, seconds, type OptionRules } from '../base/option-rules.ts'
 import { withIntraIdentity } from './intra/with-intra-identity.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from './kubernetes/kubernetes-manager.ts'
-import type { KubernetesOptions } from './kubernetes/tuning.ts'
+import { KUBERNETES_OPTION_RULES, type KubernetesOptions } from './kubernetes/tuning.ts'
 import { serviceAccountTokensForOidc } from './kubernetes/service-account-tokens.ts'
 import { createNoAuthManager } from './no-auth.ts'
 import { createOidcManager } from './oidc/oidc-manager.ts'
@@ -18,8 +19,28 @@ export interface ManagerOptions {
   readonly kubernetes?: KubernetesOptions | undefined
 }
 
-/** Builds the one manager a server uses, from a validated `auth` section. */
+/**
+ * The rules of the OIDC key-set tuning (`oidc`): NaN or Infinity here would unbound the cache of
+ * verified tokens or lift the unknown-kid rate limit.
+ */
+export const OIDC_TUNING_RULES: OptionRules = {
+  verifiedTokenCacheSize: integer(0, 10_000_000),
+  unknownKidCooldownSeconds: seconds(0, 86_400),
+  failureBackoffSeconds: seconds(0, 3_600)
+}
+
+const MANAGER_OPTION_RULES: OptionRules = {
+  logger: required(LOGGER_OPTION),
+  oidc: object(OIDC_TUNING_RULES),
+  kubernetes: object(KUBERNETES_OPTION_RULES)
+}
+
+/**
+ * Builds the one manager a server uses, from a validated `auth` section. Throws an
+ * `OptionError` naming the option (`kubernetes.tuning.maxConcurrentReviews`) when one is invalid.
+ */
 export function createAuthManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+  checkOptions(options, MANAGER_OPTION_RULES, { owner: 'createAuthManager' })
   // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/managers/intra/with-intra-identity.ts.
   return withIntraIdentity(buildManager(config, options), { logger: options.logger })
 }
@@ -36,7 +57,12 @@ function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager
         logger: options.logger,
         ...options.oidc,
         // Spec 5.3: tokens with a kubernetes.io claim go to TokenReview (or are refused off-cluster).
-        serviceAccountTokens: serviceAccountTokensForOidc({ logger: options.logger, ...kubernetes, audiences: config.service_account_audiences, requestTimeoutMs: kubernetes?.tuning?.requestTimeoutMs })
+        serviceAccountTokens: serviceAccountTokensForOidc({
+          logger: options.logger,
+          ...kubernetes,
+          audiences: config.service_account_audiences,
+          requestTimeoutMs: kubernetes?.tuning?.requestTimeoutMs
+        })
       })
     case 'kubernetes':
       return createKubernetesManager(config, { logger: options.logger, ...kubernetes })

@@ -1,4 +1,5 @@
 import { feastRoleMarker } from '../base/feast-role-marker.ts'
+import { boolean, checkOptions } from '../base/option-rules.ts'
 
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>
@@ -62,6 +63,7 @@ const feastExtraRules = (): KubeObject[] => [
  * for clusters that also run Feast's Python server under the same service account.
  */
 export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
+  checkOptions(options, { feastCompatible: boolean() }, { owner: 'kubernetesRbac' })
   const name = serviceAccountName(store)
   const feast = options.feastCompatible === true
   const clusterRole = feast ? FEAST_CLUSTER_ROLE : TOKEN_REVIEW_CLUSTER_ROLE

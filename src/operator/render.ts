@@ -1,7 +1,9 @@
 import { OptionError } from '../base/errors.ts'
+import { boolean, checkOptions, listOf, object, required, secret, text, type OptionRules } from '../base/option-rules.ts'
 import { stringify } from 'yaml'
 import { parseAuthSection } from '../config/auth-config.ts'
-import { ConfigError, describeValue } from '../config/errors.ts'
+import { ConfigError } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
@@ -34,6 +36,13 @@ export interface RenderOptions {
    * minimal ones. Default false. See {@link KubernetesRbacOptions}.
    */
   readonly feastCompatibleRbac?: boolean | undefined
+}
+
+/** The rules of {@link RenderOptions}: a Secret's values are never shown in a message. */
+const RENDER_OPTION_RULES: OptionRules = {
+  secrets: secret(listOf(object({ object: required(object()), source: text() }))),
+  base: object(),
+  feastCompatibleRbac: boolean()
 }
 
 /** What a FeatureStore resource becomes. */
@@ -91,6 +100,7 @@ const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', '
 export function renderFeatureStore (resource: FeatureStoreSource, options: RenderOptions = {}): RenderedFeatureStore {
   // readFeatureStoreFile would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
   if (resource === undefined) throw new OptionError('renderFeatureStore needs a FeatureStore resource (path, YAML text or object)')
+  checkOptions(options, RENDER_OPTION_RULES, { owner: 'renderFeatureStore' })
   const file = readFeatureStoreFile(resource)
   const fail = (path: string[], message: string): never => {
     const pos = file.locate(path)
@@ -165,7 +175,9 @@ function clientTokenVolume (audience: string): RenderedFeatureStore['clientPod']
   return {
     volumes: [{
       name: 'feast-authz-token',
-      projected: { sources: [{ serviceAccountToken: { audience, expirationSeconds: CLIENT_TOKEN_EXPIRATION_SECONDS, path: CLIENT_TOKEN_PATH.slice(slash + 1) } }] }
+      projected: {
+        sources: [{ serviceAccountToken: { audience, expirationSeconds: CLIENT_TOKEN_EXPIRATION_SECONDS, path: CLIENT_TOKEN_PATH.slice(slash + 1) } }]
+      }
     }],
     volumeMounts: [{ name: 'feast-authz-token', mountPath: CLIENT_TOKEN_PATH.slice(0, slash), readOnly: true }]
   }
@@ -221,7 +233,11 @@ function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
   return { kind: 'kubernetes', roles: [...new Set(roles as string[])] }
 }
 
-function renderOidc (oidc: Record<string, unknown>, options: RenderOptions, fail: Fail): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
+function renderOidc (
+  oidc: Record<string, unknown>,
+  options: RenderOptions,
+  fail: Fail
+): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
   const at = (...path: string[]): string[] => ['spec', 'authz', 'oidc', ...path]
   for (const key of Object.keys(oidc)) {
     if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field: expected one of ${OIDC_FIELDS.join(', ')}`)

@@ -16,7 +16,10 @@ interface SecretContext { readonly source: string | undefined, readonly name: st
  * key holds all settings as a YAML mapping. Values are trimmed; empty ones count as absent.
  * Errors name the Secret and the key, never a value.
  */
-export function readOidcSecret (secret: Record<string, unknown>, options: { source?: string | undefined, secretKeyName?: string | undefined }): OidcSecretValues {
+export function readOidcSecret (
+  secret: Record<string, unknown>,
+  options: { source?: string | undefined, secretKeyName?: string | undefined }
+): OidcSecretValues {
   const name = String((secret.metadata as { name?: unknown } | undefined)?.name)
   const context: SecretContext = { source: options.source, name }
   const entries = mergedEntries(secret, context)

@@ -1,8 +1,8 @@
-import { describeValue } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { compile } from './compiled.ts'
 import { compileNamePattern } from './name-pattern.ts'
 import { PermissionError } from './errors.ts'
-import { didYouMean } from '../config/did-you-mean.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 import {
   ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType,
   type Action, type ActionGroup, type Permission, type Policy, type ResourceType

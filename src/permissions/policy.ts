@@ -1,7 +1,7 @@
 import { PermissionError } from './errors.ts'
 import type { Policy } from './model.ts'
 import type { Principal } from '../base/principal.ts'
-import { describeValue } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 
 /** What a policy looks at: the principal's lists (its username and source play no part). */
 export type PolicySubject = Pick<Principal, 'roles' | 'groups' | 'namespaces'>

@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, stringify, type Document, type LineCounter } from 'yaml'
-import { describeValue } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { readTextFile } from '../config/read-text-file.ts'
 import { parseYamlDocument } from '../config/yaml-document.ts'
 import { buildPermission, type FieldNames, type PermissionInput } from './define.ts'

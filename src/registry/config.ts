@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ConfigError, describeValue } from '../config/errors.ts'
+import { ConfigError } from '../config/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
 import { BASE64_ENV, type FeatureStoreFile } from '../config/feature-store-file.ts'
 
 /** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */
@@ -15,6 +16,22 @@ export interface RegistrySetting {
 
 /** Feast's default `cache_ttl_seconds` for a registry. */
 export const DEFAULT_CACHE_TTL_SECONDS = 600
+
+/**
+ * Whether the `registry` setting of a feature_store.yaml names a Feast registry: any path but a
+ * `.yaml`/`.yml` one, which is the reference server's own catalog format, not Feast's.
+ */
+export function namesFeastRegistry (file: FeatureStoreFile): boolean {
+  const raw = file.data.registry
+  if (raw === undefined || raw === null) return false
+  const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
+  return !(typeof path === 'string' && isCatalogYamlPath(path))
+}
+
+/** Whether a registry path is the reference server's YAML catalog (`.yaml`/`.yml`) rather than a Feast registry. */
+export function isCatalogYamlPath (path: string): boolean {
+  return /\.ya?ml$/i.test(path.trim())
+}
 
 const SUPPORTED = 'feast-authz reads file registries only: `registry: <path>` or `registry: {registry_type: file, path: <path>}`'
 const REMOTE_SCHEMES = /^([a-z][a-z0-9+.-]*):\/\//i

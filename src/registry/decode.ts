@@ -24,7 +24,10 @@ export interface DecodeLimits {
   readonly maxDecodedBytes: number
 }
 
-/** Default memory budget of one registry load (`maxDecodedBytes`): 512 MiB, so the version in force and the next fit side by side in a default Node heap (2 GiB or more). */
+/**
+ * Default memory budget of one registry load (`maxDecodedBytes`): 512 MiB, so the version in
+ * force and the next fit side by side in a default Node heap (2 GiB or more).
+ */
 export const DEFAULT_MAX_DECODED_BYTES = 512 * 1024 * 1024
 
 /** Protobuf messages nest at most this deep (Python's protobuf has the same default limit). */
@@ -131,7 +134,14 @@ export function * decodeRegistrySteps (bytes: Uint8Array, limits: DecodeLimits):
         // A singular message seen twice is merged into the first (protobuf's rule).
         child = (target[name] ??= reader.object()) as Record<string, unknown>
       }
-      frame = { message: messageDescriptor(field.type as Parameters<typeof messageDescriptor>[0]), target: child, end: reader.pos + length, parent: frame, field: name, index }
+      frame = {
+        message: messageDescriptor(field.type as Parameters<typeof messageDescriptor>[0]),
+        target: child,
+        end: reader.pos + length,
+        parent: frame,
+        field: name,
+        index
+      }
       continue
     }
     if (field.label === 'repeated') {

@@ -4,7 +4,8 @@ import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeReadError } from '../config/read-text-file.ts'
-import { silentLogger, type AuthLogger } from '../base/logging.ts'
+import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
+import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
 import { permission } from '../permissions/define.ts'
 import type { Permission, ResourceType } from '../permissions/model.ts'
 import { roleBasedPolicy } from '../permissions/policy.ts'
@@ -33,6 +34,19 @@ export interface FeastRegistryOptions {
    * is decoded) is refused before the process runs out of memory. Default 512 MiB.
    */
   readonly maxDecodedBytes?: number
+}
+
+/** The rules of the size limits, which `loadRegistryFile` takes as arguments. */
+const LIMIT_RULES: OptionRules = { maxBytes: integer(1), maxDecodedBytes: integer(1) }
+
+/** The rules of {@link FeastRegistryOptions}. */
+const REGISTRY_OPTION_RULES: OptionRules = {
+  path: required(text({ nonEmpty: true })),
+  project: required(text({ nonEmpty: true })),
+  cacheTtlSeconds: seconds(0),
+  pollIntervalMs: milliseconds(0),
+  logger: LOGGER_OPTION,
+  ...LIMIT_RULES
 }
 
 /** What a refresh did. */
@@ -107,6 +121,7 @@ export const UNKNOWN_PROJECT_PERMISSIONS: readonly Permission[] = Object.freeze(
  * ```
  */
 export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry {
+  checkOptions(options, REGISTRY_OPTION_RULES, { owner: 'openFeastRegistry' })
   const { path, project: home } = options
   const logger = options.logger ?? silentLogger
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
@@ -170,7 +185,8 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
     return await running
   }
 
-  const interval = pollMs > 0 ? pollMs : ttlMs
+  // Without polling the TTL is the period; a TTL beyond what a timer honours is checked that often.
+  const interval = pollMs > 0 ? pollMs : Math.min(ttlMs, MAX_TIMER_MS)
   const timer = interval > 0 ? setInterval(() => { if (!closed) void check(false) }, interval) : undefined
   timer?.unref()
 
@@ -205,10 +221,17 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
  * prints. Throws a ConfigError naming the file and the problem.
  */
 export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES, maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES): RegistrySnapshot {
+  checkOptions({ maxBytes, maxDecodedBytes }, LIMIT_RULES, { owner: 'loadRegistryFile' })
   return runToEnd(loadSteps(readStable(path, maxBytes).bytes, path, project, undefined, { maxDecodedBytes }))
 }
 
-function * loadSteps (bytes: Uint8Array, path: string, home: string, previous: RegistrySnapshot | undefined, limits: { maxDecodedBytes: number }): Generator<void, RegistrySnapshot> {
+function * loadSteps (
+  bytes: Uint8Array,
+  path: string,
+  home: string,
+  previous: RegistrySnapshot | undefined,
+  limits: { maxDecodedBytes: number }
+): Generator<void, RegistrySnapshot> {
   let snapshot: RegistrySnapshot
   let legacy = false
   try {

@@ -1,5 +1,5 @@
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
-import { readRegistrySetting } from './config.ts'
+import { namesFeastRegistry, readRegistrySetting } from './config.ts'
 import { openFeastRegistry, type FeastRegistry, type FeastRegistryOptions } from './feast-registry.ts'
 
 export { DEFAULT_CACHE_TTL_SECONDS, readRegistrySetting, type RegistrySetting } from './config.ts'
@@ -12,8 +12,9 @@ export type {
 export type { RegistryProject, RegistrySnapshot } from './snapshot.ts'
 
 /**
- * Opens the registry a feature_store.yaml names (`registry` and `project`), or returns undefined
- * when it names none. Throws a ConfigError for an unsupported registry type and for a registry
+ * Opens the Feast registry a feature_store.yaml names (`registry` and `project`), or returns
+ * undefined when it names none (no `registry`, or a `.yaml`/`.yml` path: the reference server's
+ * own catalog format). The plugin and the reference server both decide here. Throws a ConfigError for an unsupported registry type and for a registry
  * that cannot be used at startup (see `openFeastRegistry`).
  */
 export function openRegistryFromConfig (
@@ -21,7 +22,7 @@ export function openRegistryFromConfig (
   options: Omit<FeastRegistryOptions, 'path' | 'project' | 'cacheTtlSeconds'> & { readonly cwd?: string } = {}
 ): FeastRegistry | undefined {
   const file = isFeatureStoreFile(config) ? config : readFeatureStoreFile(config)
-  const setting = readRegistrySetting(file, options.cwd)
+  const setting = namesFeastRegistry(file) ? readRegistrySetting(file, options.cwd) : undefined
   if (setting === undefined) return undefined
   const { cwd: _cwd, ...rest } = options
   return openFeastRegistry({ ...rest, path: setting.path, project: setting.project, cacheTtlSeconds: setting.cacheTtlSeconds })

@@ -133,7 +133,14 @@ export function * resourceSteps (registry: RegistryMessage): Generator<void, Reg
 
 const RESOURCES_PER_STEP = 512
 
-function base<T extends ResourceType> (type: T, name: string | undefined, project: string | undefined, tags: Tags | undefined, description?: string, owner?: string): RegistryObject<T> | undefined {
+function base<T extends ResourceType> (
+  type: T,
+  name: string | undefined,
+  project: string | undefined,
+  tags: Tags | undefined,
+  description?: string,
+  owner?: string
+): RegistryObject<T> | undefined {
   if (name === undefined || name === '' || project === undefined || project === '') return undefined
   return {
     type,

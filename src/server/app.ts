@@ -5,18 +5,14 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { feastAuthz } from '../adapters/fastify.ts'
-import { namesFeastRegistry, type AuthzOptions } from '../adapters/setup.ts'
-import { ConfigError } from '../config/errors.ts'
-import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
-import type { AuthLogger } from '../base/logging.ts'
-import type { FeastRegistry } from '../registry/feast-registry.ts'
+// Only what a user of the package imports: this file is the worked example of the plugin.
+import { ConfigError, feastAuthz, readFeatureStoreFile, type AuthLogger, type AuthzOptions } from '../index.ts'
+import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
-import { openRegistryFromConfig } from '../registry/index.ts'
+import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
 import { createProjectScopes } from './project-scope.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
-import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 
 /** Options of {@link buildReferenceServer}: the plugin's {@link AuthzOptions}, plus what to serve. */
 export interface ReferenceServerOptions extends AuthzOptions {
@@ -69,27 +65,25 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   let opened: FeastRegistry | undefined
   try {
     const logger: AuthLogger = authz.logger ?? app.log
-    let feast = givenRegistry !== undefined && isFeastRegistry(givenRegistry) ? givenRegistry : undefined
-    let registry: FeatureCatalog
-    if (givenRegistry === undefined) {
-      const file = readFeatureStoreFile(authz.config)
-      // The config's Feast registry serves both the views and (unless given) the permissions: opened once.
-      opened = namesFeastRegistry(file) ? openRegistryFromConfig(file, { logger }) : undefined
-      feast = opened
-      registry = opened === undefined ? emptyCatalog(projectOf(file)) : catalogFromFeastRegistry(opened)
-    } else {
-      registry = feast === undefined ? givenRegistry as FeatureCatalog : catalogFromFeastRegistry(feast)
+    const givenFeast = givenRegistry !== undefined && isFeastRegistry(givenRegistry) ? givenRegistry : undefined
+    if (givenFeast !== undefined && authz.permissions !== undefined) {
+      logger.info({ registry: givenFeast.path }, 'feast-authz: permissions given explicitly; the Feast registry\'s permissions are not used')
     }
-    // (The plugin says so itself for the registry feature_store.yaml names.)
-    if (feast !== undefined && opened === undefined && authz.permissions !== undefined) {
-      logger.info({ registry: feast.path }, 'feast-authz: permissions given explicitly; the Feast registry\'s permissions are not used')
+    // Without `permissions`, the plugin opens the Feast registry feature_store.yaml names itself
+    // (and closes it): the server reads it back from `app.feastAuthz.registry`.
+    await app.register(feastAuthz, { ...authz, ...(authz.permissions === undefined && givenFeast !== undefined ? { permissions: givenFeast } : {}) })
+    let feast = givenFeast ?? app.feastAuthz.registry
+    if (givenRegistry === undefined && feast === undefined && authz.permissions !== undefined) {
+      // Permissions given explicitly: the plugin left the registry alone, but its views are still what is served.
+      feast = opened = openRegistryFromConfig(authz.config, { logger })
+      const closeOpened = opened
+      if (closeOpened !== undefined) app.addHook('onClose', async () => { closeOpened.close() })
     }
-    const closeOpened = opened
-    if (closeOpened !== undefined) app.addHook('onClose', async () => { closeOpened.close() })
-
-    await app.register(feastAuthz, { ...authz, ...(authz.permissions === undefined && feast !== undefined ? { permissions: feast } : {}) })
+    const catalog: FeatureCatalog = feast !== undefined
+      ? catalogFromFeastRegistry(feast)
+      : givenRegistry as FeatureCatalog | undefined ?? emptyCatalog(projectOf(authz.config))
     app.get('/health', { config: { feastAuthz: { public: true } } }, async () => ({ status: 'ok' }))
-    const scopeOf = createProjectScopes(registry)
+    const scopeOf = createProjectScopes(catalog)
     registerOnlineRoutes(app, scopeOf)
     registerRegistryRoutes(app, scopeOf)
     await app.ready()
@@ -106,7 +100,8 @@ function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is
   return typeof (registry as Partial<FeastRegistry>).permissionsFor === 'function'
 }
 
-function projectOf (file: FeatureStoreFile): string {
+function projectOf (config: AuthzOptions['config']): string {
+  const file = readFeatureStoreFile(config)
   const project = file.data.project
   if (typeof project !== 'string' || project === '') throw new ConfigError('expected the project name (a non-empty string) when no registry is given', { source: file.source, field: 'project' })
   return project

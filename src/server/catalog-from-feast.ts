@@ -1,7 +1,5 @@
-import type { ResourceType } from '../permissions/model.ts'
-import type { FeastRegistry } from '../registry/feast-registry.ts'
-import type { FeatureViewResource, LabelViewResource } from '../registry/resources.ts'
-import type { RegistryProject } from '../registry/snapshot.ts'
+import type { ResourceType } from '../index.ts'
+import type { FeastRegistry, FeatureViewResource, LabelViewResource, RegistryProject } from '../registry/index.ts'
 import { FEATURE_VIEW_KINDS, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type SampleRow } from './catalog.ts'
 
 /**

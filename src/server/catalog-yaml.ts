@@ -3,8 +3,7 @@
  * sample rows. The format is documented in docs/reference-server.md. Every error names the
  * file, the line when known, the field path, the bad value and what was expected.
  */
-import { ConfigError, describeValue } from '../config/errors.ts'
-import { readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
+import { ConfigError, readFeatureStoreFile, type FeatureStoreFile } from '../index.ts'
 import {
   FEATURE_VIEW_KINDS, catalogFromSnapshot,
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
@@ -33,7 +32,7 @@ export function parseYamlCatalog (file: FeatureStoreFile): YamlCatalogSnapshot {
   checkKeys(data, TOP_KEYS, [], fail)
 
   const project = data.project
-  if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (a non-empty string), got ${describeValue(project)}`)
+  if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (a non-empty string), got ${ConfigError.describe(project)}`)
 
   const featureViews = list(data.feature_views, ['feature_views'], fail).map((raw, i) => parseView(raw, ['feature_views', i], fail))
   const views = new Map<string, FeatureViewDef>()
@@ -60,7 +59,7 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   checkKeys(view, VIEW_KEYS, path, fail)
   const name = nonEmptyString(view.name, [...path, 'name'], fail)
   const kind = view.kind ?? 'FeatureView'
-  if (!(FEATURE_VIEW_KINDS as readonly unknown[]).includes(kind)) fail([...path, 'kind'], `unknown kind ${describeValue(kind)} (expected one of ${FEATURE_VIEW_KINDS.join(', ')})`)
+  if (!(FEATURE_VIEW_KINDS as readonly unknown[]).includes(kind)) fail([...path, 'kind'], `unknown kind ${ConfigError.describe(kind)} (expected one of ${FEATURE_VIEW_KINDS.join(', ')})`)
   const entities = stringList(view.entities, [...path, 'entities'], fail)
   if (entities.length === 0) fail([...path, 'entities'], 'expected at least one join key, e.g. [driver_id]')
   const features = stringList(view.features, [...path, 'features'], fail)
@@ -99,7 +98,7 @@ function checkSources (view: FeatureViewDef, path: Path, views: ReadonlyMap<stri
 
 function boolean (value: unknown, path: Path, fail: Fail): boolean | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'boolean') fail(path, `expected true or false, got ${describeValue(value)}`)
+  if (typeof value !== 'boolean') fail(path, `expected true or false, got ${ConfigError.describe(value)}`)
   return value as boolean
 }
 
@@ -148,7 +147,7 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
       }
       const time = row[EVENT_TIMESTAMP]
       if (time !== undefined && !(time instanceof Date) && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
-        fail(['sample_rows', viewName, i, EVENT_TIMESTAMP], `expected an ISO 8601 date-time, got ${describeValue(time)}`)
+        fail(['sample_rows', viewName, i, EVENT_TIMESTAMP], `expected an ISO 8601 date-time, got ${ConfigError.describe(time)}`)
       }
       return Object.freeze({ ...row, ...(time instanceof Date ? { [EVENT_TIMESTAMP]: time.toISOString() } : {}) })
     })
@@ -174,19 +173,19 @@ function checkKeys (value: Readonly<Record<string, unknown>>, allowed: readonly 
 
 function mapping (value: unknown, path: Path, fail: Fail): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
-    return fail(path, `expected a mapping, got ${describeValue(value)}`)
+    return fail(path, `expected a mapping, got ${ConfigError.describe(value)}`)
   }
   return value as Record<string, unknown>
 }
 
 function list (value: unknown, path: Path, fail: Fail): unknown[] {
   if (value === undefined || value === null) return []
-  if (!Array.isArray(value)) return fail(path, `expected a list, got ${describeValue(value)}`)
+  if (!Array.isArray(value)) return fail(path, `expected a list, got ${ConfigError.describe(value)}`)
   return value
 }
 
 function nonEmptyString (value: unknown, path: Path, fail: Fail): string {
-  if (typeof value !== 'string' || value.trim() === '') return fail(path, `expected a non-empty string, got ${describeValue(value)}`)
+  if (typeof value !== 'string' || value.trim() === '') return fail(path, `expected a non-empty string, got ${ConfigError.describe(value)}`)
   return value.trim()
 }
 
@@ -206,7 +205,7 @@ function tags (value: unknown, path: Path, fail: Fail): Readonly<Record<string, 
   const raw = mapping(value, path, fail)
   const out: Record<string, string> = {}
   for (const [key, tag] of Object.entries(raw)) {
-    if (typeof tag !== 'string') fail([...path, key], `expected a string tag value, got ${describeValue(tag)} (quote numbers and booleans)`)
+    if (typeof tag !== 'string') fail([...path, key], `expected a string tag value, got ${ConfigError.describe(tag)} (quote numbers and booleans)`)
     out[key] = tag as string
   }
   return Object.freeze(out)

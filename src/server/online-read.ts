@@ -7,7 +7,7 @@
  * error. The Fastify reference server and the Express example of docs/reference-server.md both
  * run these two steps.
  */
-import type { Resource } from '../permissions/model.ts'
+import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
 import { splitRef } from './catalog-yaml.ts'

@@ -4,7 +4,7 @@
  * the pure steps from a valid body to what it touches (resources for the permission check, rows
  * for the store). Unknown names are 404, inconsistent bodies 422.
  */
-import type { Action } from '../permissions/model.ts'
+import type { Action } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { columnLength } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'

@@ -116,3 +116,20 @@ describe('requirePermission (Express)', () => {
     assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="feast"')
   })
 })
+
+describe('middleware options are checked when the middleware is created', () => {
+  test('a NaN maxTokenLength is refused with the option named, before anything is opened', () => {
+    assert.throws(() => feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, maxTokenLength: Number.NaN }), {
+      name: 'OptionError',
+      option: 'maxTokenLength',
+      message: 'feast-authz: maxTokenLength must be an integer of at least 1, got NaN'
+    })
+  })
+
+  test('a negative OIDC cache size is refused with its full path', () => {
+    assert.throws(() => feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, oidc: { verifiedTokenCacheSize: -1 } }), {
+      name: 'OptionError',
+      option: 'oidc.verifiedTokenCacheSize'
+    })
+  })
+})

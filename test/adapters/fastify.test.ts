@@ -182,11 +182,17 @@ describe('a failing logger', () => {
 describe('plugin options are checked at registration', () => {
   const config = { auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration' } }
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['a zero maxTokenLength', { maxTokenLength: 0 }, /maxTokenLength must be a positive integer, got 0/],
+    ['a zero maxTokenLength', { maxTokenLength: 0 }, /maxTokenLength must be an integer of at least 1, got 0/],
     ['a NaN cache size, which would never evict', { oidc: { verifiedTokenCacheSize: Number.NaN } }, /oidc\.verifiedTokenCacheSize must be an integer from 0 to 10000000, got NaN/],
     ['an infinite cache size', { oidc: { verifiedTokenCacheSize: Number.POSITIVE_INFINITY } }, /oidc\.verifiedTokenCacheSize must be/],
     ['a negative unknown-kid cooldown, which would lift the rate limit', { oidc: { unknownKidCooldownSeconds: -1 } }, /oidc\.unknownKidCooldownSeconds must be a number of seconds from 0 to 86400, got -1/],
-    ['a permissions option of the wrong kind', { permissions: 42 }, /permissions must be a list of permissions/]
+    ['a permissions option of the wrong kind', { permissions: 42 }, /permissions must be a list of permissions/],
+    ['a fractional maxTokenLength', { maxTokenLength: 8.5 }, /maxTokenLength must be an integer of at least 1, got 8\.5/],
+    ['a realm that is not a string', { realm: 42 }, /realm must be a string, got 42/],
+    ['a logger without the methods feast-authz calls', { logger: console.log }, /logger must be an object with the methods debug, info, warn, error, got a function/],
+    ['a manager that is not one', { manager: {} }, /manager must be an object with the methods authenticate, warmUp, health, close, got a mapping/],
+    ['a healthRoute that is not a path', { healthRoute: 'health' }, /healthRoute must be a path starting with \/, got "health"/],
+    ['a misspelt option', { maxTokenLenght: 4096 }, /maxTokenLenght is not an option \(did you mean maxTokenLength\?\)/]
   ]
   for (const [label, options, message] of cases) {
     test(`${label} fails registration with a clear error`, async () => {

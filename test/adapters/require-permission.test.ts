@@ -26,7 +26,9 @@ const view = (name: string): Resource => ({ type: 'FeatureView', name })
 const entity = (name: string): Resource => ({ type: 'Entity', name })
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
-async function buildApp (options: { permissions?: typeof PERMISSIONS, noAuth?: boolean } = {}): Promise<{ app: FastifyInstance, lines: Array<Record<string, unknown>> }> {
+async function buildApp (
+  options: { permissions?: typeof PERMISSIONS, noAuth?: boolean } = {}
+): Promise<{ app: FastifyInstance, lines: Array<Record<string, unknown>> }> {
   const { logger, lines } = captureLogs()
   const app = Fastify({ loggerInstance: logger }) as unknown as FastifyInstance
   const auth = options.noAuth === true ? { config: { project: 'p', auth: { type: 'no_auth' } } } : { config: OIDC_CONFIG, manager: stubManager(TOKENS) }

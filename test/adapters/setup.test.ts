@@ -4,8 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { namesFeastRegistry, setUpAuthz } from '../../src/adapters/setup.ts'
-import { readFeatureStoreFile } from '../../src/config/feature-store-file.ts'
+import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
@@ -41,13 +40,22 @@ describe('setUpAuthz and the registry', () => {
       sql.cleanup()
     }
   })
+})
 
-  test('a .yaml or .yml registry path is the reference server\'s format, anything else a Feast registry', () => {
-    const names = (registry: unknown): boolean => namesFeastRegistry(readFeatureStoreFile({ project: 'p', registry }))
-    assert.equal(names('registry.yaml'), false)
-    assert.equal(names({ path: 'data/REGISTRY.YML' }), false)
-    assert.equal(names('data/registry.db'), true)
-    assert.equal(names({ registry_type: 'sql', path: 'postgresql://db' }), true)
-    assert.equal(names(undefined), false)
+describe('setUpAuthz options', () => {
+  test('a bad option is refused with its name before the config is read or a registry opened', () => {
+    assert.throws(() => setUpAuthz({ config: store.config, oidc: { failureBackoffSeconds: Number.POSITIVE_INFINITY } }, silentLogger, { openRegistry: true }), {
+      name: 'OptionError',
+      option: 'oidc.failureBackoffSeconds',
+      message: 'feast-authz: oidc.failureBackoffSeconds must be a number of seconds from 0 to 3600, got Infinity'
+    })
+  })
+
+  test('permissions of the wrong kind are refused naming every form accepted', () => {
+    assert.throws(() => setUpAuthz({ config: store.config, permissions: 42 as never }, silentLogger), {
+      name: 'OptionError',
+      option: 'permissions',
+      message: 'feast-authz: permissions must be a list of permissions, or the path of a permissions YAML file, or a source with permissionsFor(project), got 42'
+    })
   })
 })

@@ -41,7 +41,7 @@ describe('one error family', () => {
     const app = Fastify()
     await assert.rejects(async () => { await app.register(feastAuthz, { config: { project: 'p', auth: { type: 'no_auth' } }, maxTokenLength: 0 }) }, (error: unknown) => {
       assert.ok(error instanceof OptionError)
-      assert.match(error.message, /^feast-authz: maxTokenLength must be a positive integer, got 0$/)
+      assert.match(error.message, /^feast-authz: maxTokenLength must be an integer of at least 1, got 0$/)
       return true
     })
     assert.throws(() => renderFeatureStore(undefined as never), { name: 'OptionError', code: 'FEAST_AUTHZ_OPTION' })

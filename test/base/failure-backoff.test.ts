@@ -21,4 +21,15 @@ describe('the failure back-off shared by discovery and the key set', () => {
     backoff.succeeded()
     backoff.check()
   })
+
+  test('says whether it is waiting without throwing, for a background refresh that must not fail a request', () => {
+    let time = 0
+    const backoff = createFailureBackoff(1000, () => time)
+    assert.equal(backoff.waiting(), false)
+    backoff.failed(new Error('provider down'))
+    time = 999
+    assert.equal(backoff.waiting(), true)
+    time = 1000
+    assert.equal(backoff.waiting(), false)
+  })
 })

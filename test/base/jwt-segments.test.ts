@@ -37,3 +37,14 @@ describe('decodeJsonSegment: the one base64url-JSON decoder', () => {
     assert.deepEqual([decodeSegment(token, 0), decodeSegment(token, 1), decodeSegment(token, 3)], [{ typ: 'JWT' }, { exp: 5 }, undefined])
   })
 })
+
+describe('isCompactJws asked twice in one request', () => {
+  test('a token found canonical stays canonical, and the next token is judged on its own', () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2k'
+    assert.equal(isCompactJws(token), true)
+    assert.equal(isCompactJws(token), true)
+    assert.equal(isCompactJws(`${token}=`), false)
+    // The same signature spelt with set unused bits: not canonical, although one character away.
+    assert.equal(isCompactJws('eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2l'), false)
+  })
+})

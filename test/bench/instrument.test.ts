@@ -62,7 +62,18 @@ describe('load helpers', () => {
 
 describe('target verdicts', () => {
   const run = (rps: number, cpuMicros: number, serverCpu: number): LoadResult => ({
-    rps, p99Ms: 1, p50Ms: 1, maxMs: 1, ok: rps, non2xx: 0, status5xx: 0, errors: 0, seconds: 1, serverCpu, serverCpuMicrosPerRequest: cpuMicros, generatorCpu: 0.5
+    rps,
+    p99Ms: 1,
+    p50Ms: 1,
+    maxMs: 1,
+    ok: rps,
+    non2xx: 0,
+    status5xx: 0,
+    errors: 0,
+    seconds: 1,
+    serverCpu,
+    serverCpuMicrosPerRequest: cpuMicros,
+    generatorCpu: 0.5
   })
   const scenario = (id: string, result: LoadResult): ScenarioRuns => ({ id, label: id, peer: false, runs: [result] })
   const verdictFor = (bare: LoadResult, oidc: LoadResult, basis: 'auto' | 'rps' | 'cpu'): string => {

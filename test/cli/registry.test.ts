@@ -44,7 +44,10 @@ describe('feast-authz registry show', () => {
   it('prints JSON for scripts with --json', async () => {
     const { code, stdout } = await cli('show', '--config', sample, '--json')
     assert.equal(code, 0)
-    const shown = JSON.parse(stdout) as { project: string, projects: { name: string, resources: { type: string, name: string, tags: Record<string, string> }[], permissions: unknown[] }[] }
+    const shown = JSON.parse(stdout) as {
+      project: string
+      projects: Array<{ name: string, resources: Array<{ type: string, name: string, tags: Record<string, string> }>, permissions: unknown[] }>
+    }
     assert.equal(shown.project, 'credit_scoring_aws')
     assert.deepEqual(shown.projects.map((project) => project.name), ['credit_scoring_aws'])
     const view = shown.projects[0]?.resources.find((resource) => resource.type === 'FeatureView' && resource.name === 'zipcode_features')
@@ -102,7 +105,13 @@ describe('feast-authz registry show on a registry Feast wrote with every kind of
   it('lists every resource with Feast\'s type and its tags, and every permission field by field (--json)', async () => {
     const { code, stdout } = await cli('show', '--config', config, '--json')
     assert.equal(code, 0)
-    const shown = JSON.parse(stdout) as { projects: { name: string, resources: { type: string, name: string, tags: Record<string, string> }[], permissions: Record<string, unknown>[] }[] }
+    const shown = JSON.parse(stdout) as {
+      projects: Array<{
+        name: string
+        resources: Array<{ type: string, name: string, tags: Record<string, string> }>
+        permissions: Array<Record<string, unknown>>
+      }>
+    }
     const fraud = shown.projects.find((project) => project.name === 'fraud')
     const types = new Map(fraud?.resources.map((resource) => [resource.name, resource.type]))
     assert.equal(types.get('user_stats_batch'), 'BatchFeatureView')

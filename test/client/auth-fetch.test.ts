@@ -113,3 +113,22 @@ describe('createAuthFetch', () => {
     assert.equal(sent.length, 0)
   })
 })
+
+describe('createAuthFetch options', () => {
+  it('refuses allowed origins that are not URLs, naming the item, instead of a bare TypeError', () => {
+    assert.throws(() => createAuthFetch({ type: 'no_auth' }, { allowedOrigins: ['https://feast.example.com', 'feast.example.com'] }), {
+      name: 'OptionError',
+      option: 'allowedOrigins[1]',
+      message: 'feast-authz: createAuthFetch: allowedOrigins[1] must be a URL (https://host[:port]), got "feast.example.com"'
+    })
+  })
+
+  it('refuses a single origin given as a string, which would otherwise be read as a list of characters', () => {
+    assert.throws(() => createAuthFetch({ type: 'no_auth' }, { allowedOrigins: 'https://feast.example.com' as never }), { name: 'OptionError', option: 'allowedOrigins' })
+  })
+
+  it('refuses a fetch that is not a function, and the token provider\'s own options', () => {
+    assert.throws(() => createAuthFetch({ type: 'no_auth' }, { fetch: 'fetch' as never }), { name: 'OptionError', option: 'fetch' })
+    assert.throws(() => createAuthFetch({ type: 'no_auth' }, { timeoutMs: -1 }), { name: 'OptionError', option: 'timeoutMs' })
+  })
+})

@@ -150,3 +150,18 @@ describe('no_auth client', () => {
     assert.equal(await resolve({ type: 'no_auth' }, { INTRA_COMMUNICATION_BASE64: INTRA, SERVICE_OIDC_TOKEN: 'x' }), undefined)
   })
 })
+
+describe('token provider options', () => {
+  it('refuses a NaN timeout, which would never bound a provider request, with the option named', () => {
+    assert.throws(() => createTokenProvider({ type: 'no_auth' }, { timeoutMs: Number.NaN }), {
+      name: 'OptionError',
+      option: 'timeoutMs',
+      message: 'feast-authz: createTokenProvider: timeoutMs must be a number of milliseconds from 1 to 2147483647, got NaN'
+    })
+  })
+
+  it('refuses an empty service-account token path and a clock that is not a function', () => {
+    assert.throws(() => createTokenProvider({ type: 'no_auth' }, { serviceAccountTokenPath: '' }), { name: 'OptionError', option: 'serviceAccountTokenPath' })
+    assert.throws(() => createTokenProvider({ type: 'no_auth' }, { now: 5 as never }), { name: 'OptionError', option: 'now' })
+  })
+})

@@ -277,3 +277,13 @@ describe('suggestions for misspelt fields', () => {
     assert.doesNotMatch(error.message, /did you mean/)
   })
 })
+
+describe('loadAuthConfig options', () => {
+  test('a role other than server or client is an OptionError, not a config read the wrong way', () => {
+    assert.throws(() => loadAuthConfig({ project: 'p', auth: { type: 'no_auth' } }, { role: 'Client' as never }), {
+      name: 'OptionError',
+      option: 'role',
+      message: 'feast-authz: loadAuthConfig: role must be one of "server", "client", got "Client"'
+    })
+  })
+})

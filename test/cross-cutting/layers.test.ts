@@ -20,11 +20,11 @@ const LAYERS: ReadonlyArray<{ readonly rank: number, readonly group: string, rea
   { rank: 2, group: 'managers', paths: ['managers/'] },
   { rank: 3, group: 'registry', paths: ['registry/'] },
   { rank: 4, group: 'adapters', paths: ['adapters/'] },
-  { rank: 5, group: 'server', paths: ['server/'] },
-  { rank: 5, group: 'client', paths: ['client/'] },
-  { rank: 5, group: 'operator', paths: ['operator/'] },
-  { rank: 6, group: 'cli', paths: ['cli/'] },
-  { rank: 7, group: 'entry', paths: ['index.ts'] }
+  { rank: 5, group: 'entry', paths: ['index.ts'] },
+  { rank: 6, group: 'server', paths: ['server/'] },
+  { rank: 6, group: 'client', paths: ['client/'] },
+  { rank: 6, group: 'operator', paths: ['operator/'] },
+  { rank: 7, group: 'cli', paths: ['cli/'] }
 ]
 
 /** Groups that must stay usable without the rest of the package: they may import only these. */
@@ -32,6 +32,20 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
   client: ['base', 'config', 'client'],
   operator: ['base', 'config', 'operator']
 }
+
+/**
+ * Groups built only from what a user of the package can import (the reference server is the
+ * worked example users copy): outside their own folder, they import entry points only.
+ */
+const PUBLIC_API_ONLY: readonly string[] = ['server']
+
+/** The source file behind each entry point of package.json's `exports` (dist/x.js is built from src/x.ts). */
+const ENTRY_POINTS: ReadonlySet<string> = new Set(Object.values(
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).exports as Record<string, string | { import?: string }>
+).flatMap((target) => {
+  const built = typeof target === 'string' ? target : target.import
+  return built?.startsWith('./dist/') === true ? [join(SRC, built.slice('./dist/'.length).replace(/\.js$/, '.ts'))] : []
+}))
 
 function sourceFiles (dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -96,6 +110,12 @@ describe('the layers of src/', () => {
     }
   })
 
+  test('the entry points read from package.json are source files', () => {
+    const known = new Set(files)
+    assert.ok(ENTRY_POINTS.size >= 7, `${ENTRY_POINTS.size} entry points`)
+    assert.deepEqual([...ENTRY_POINTS].filter((file) => !known.has(file)).map(name), [])
+  })
+
   test('no import cycle exists between files', () => {
     assert.deepEqual(cycles(edges).map((cycle) => cycle.map(name).join(' -> ')), [])
   })
@@ -105,6 +125,15 @@ describe('the layer check itself', () => {
   test('finds a cycle of two files and one of a file importing itself', () => {
     const graph = new Map([['a', ['b']], ['b', ['a']], ['c', ['c']], ['d', ['a']]])
     assert.deepEqual(cycles(graph).map((cycle) => [...cycle].sort()), [['a', 'b'], ['c']])
+  })
+
+  test('refuses an import of the reference server from anything but an entry point', () => {
+    const at = (path: string): string => join(SRC, path)
+    const graph = new Map([[at('server/app.ts'), [at('index.ts'), at('registry/index.ts'), at('adapters/setup.ts'), at('config/errors.ts'), at('server/catalog.ts')]]])
+    assert.deepEqual(violations(graph).map(([file, target]) => `${name(file)} -> ${name(target)}`), [
+      'server/app.ts -> adapters/setup.ts',
+      'server/app.ts -> config/errors.ts'
+    ])
   })
 
   test('refuses an import from a layer above, from another group of the same rank, and from outside client/operator\'s allowance', () => {
@@ -142,7 +171,8 @@ function violations (graph: ReadonlyMap<string, readonly string[]>): Array<[stri
     for (const target of targets) {
       const to = layerOf(target)
       if (to === undefined || to.group === from.group) continue
-      const allowed = to.rank < from.rank && (ONLY[from.group]?.includes(to.group) ?? true)
+      const allowed = to.rank < from.rank && (ONLY[from.group]?.includes(to.group) ?? true) &&
+        (!PUBLIC_API_ONLY.includes(from.group) || ENTRY_POINTS.has(target))
       if (!allowed) found.push([file, target])
     }
   }

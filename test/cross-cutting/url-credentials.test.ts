@@ -99,7 +99,13 @@ describe('URLs with credentials never reach a log line or an error message', () 
 
   test('a token-endpoint URL with credentials handed over by discovery is named by origin and path in the client\'s error', async () => {
     provider.fault('discovery', { rewrite: (doc) => ({ ...doc, token_endpoint: withCredentials(closedBase, '/token') }) })
-    const source = createIdpTokenSource({ auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, client_secret: provider.clientSecret, verify_ssl: true, token_refresh_margin_seconds: 30 })
+    const source = createIdpTokenSource({
+      auth_discovery_url: provider.discoveryUrl,
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+      verify_ssl: true,
+      token_refresh_margin_seconds: 30
+    })
     try {
       await assert.rejects(source.get(), (error: Error) => {
         assert.ok(error.message.includes(`${closedBase}/token`), error.message)

@@ -129,7 +129,14 @@ function build (recipe: AttackRecipe, target: AttackTarget, keys: CorpusKeys): s
   return mutate(token, recipe.mutate)
 }
 
-function signWith (signer: string, headerSegment: string, claimsSegment: string, header: Record<string, unknown>, target: AttackTarget, keys: CorpusKeys): string {
+function signWith (
+  signer: string,
+  headerSegment: string,
+  claimsSegment: string,
+  header: Record<string, unknown>,
+  target: AttackTarget,
+  keys: CorpusKeys
+): string {
   const input = `${headerSegment}.${claimsSegment}`
   const hmacHash = (): string => {
     const alg = typeof header.alg === 'string' ? header.alg : 'HS256'

@@ -310,7 +310,9 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   let compactedBefore = 0
   const watchers = new Set<Watcher>()
   const faults = new Map<FakeEndpoint, FakeFault>()
-  const calls: FakeKubeApiCalls = { tokenReviews: 0, roleBindingLists: 0, roleBindingWatches: 0, roleLists: 0, roleWatches: 0, gets: 0, discovery: 0, unauthorized: 0, tlsHandshakes: 0 }
+  const calls: FakeKubeApiCalls = {
+    tokenReviews: 0, roleBindingLists: 0, roleBindingWatches: 0, roleLists: 0, roleWatches: 0, gets: 0, discovery: 0, unauthorized: 0, tlsHandshakes: 0
+  }
   const sockets = new Set<Socket>()
   const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
   const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
@@ -338,7 +340,14 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code }
   }
 
-  function status (res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  function status (
+    res: ServerResponse,
+    code: number,
+    reason: string,
+    message: string,
+    details?: Record<string, unknown>,
+    headers: Record<string, string> = {}
+  ): void {
     sendJson(res, code, statusBody(code, reason, message, details), headers)
   }
 
@@ -470,7 +479,9 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       snapshot = found
       start = Number(offset)
     } else {
-      const items = [...stores[kind].values()].filter((object) => object.metadata.namespace === namespace).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+      const items = [...stores[kind].values()]
+        .filter((object) => object.metadata.namespace === namespace)
+        .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
       snapshot = { id: randomBytes(6).toString('hex'), rv: resourceVersion, items }
     }
     const end = limit > 0 ? Math.min(snapshot.items.length, start + limit) : snapshot.items.length
@@ -553,7 +564,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     return {
       authenticated: true,
-      user: { username: identity.username, uid: identity.uid ?? randomUUID(), groups: [...(identity.groups ?? [])], ...(Object.keys(extra).length === 0 ? {} : { extra }) },
+      user: {
+        username: identity.username,
+        uid: identity.uid ?? randomUUID(),
+        groups: [...(identity.groups ?? [])],
+        ...(Object.keys(extra).length === 0 ? {} : { extra })
+      },
       audiences: [...audiences]
     }
   }
@@ -615,7 +631,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const event: WatchEvent = { kind, type, object: structuredClone(object), rv: resourceVersion }
     history.push(event)
     for (const watcher of watchers) {
-      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace && !watcher.res.writableEnded && !watcher.res.destroyed) watcher.res.write(eventLine(event))
+      const open = !watcher.res.writableEnded && !watcher.res.destroyed
+      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace && open) watcher.res.write(eventLine(event))
     }
   }
 

@@ -79,7 +79,11 @@ export async function startFaultProxy (upstream: string): Promise<FaultProxy> {
     return best === undefined ? defaultMode : best[1]
   }
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, onBody: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void): void => {
+  const forward = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    onBody: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void
+  ): void => {
     const upstreamReq = http.request({
       host: target.hostname,
       port: target.port,

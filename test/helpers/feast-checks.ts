@@ -69,7 +69,13 @@ sample_rows:
     - {dob_ssn: "19530219_5179", transaction_gt_last_credit_card_due: false}
 `
 
-const role = (name: string, roles: readonly string[], types: readonly string[], actions: readonly string[], namePatterns?: readonly string[]): Record<string, unknown> => ({
+const role = (
+  name: string,
+  roles: readonly string[],
+  types: readonly string[],
+  actions: readonly string[],
+  namePatterns?: readonly string[]
+): Record<string, unknown> => ({
   name, types, actions, ...(namePatterns === undefined ? {} : { name_patterns: namePatterns }), policy: { role_based_policy: { roles } }
 })
 

@@ -14,7 +14,10 @@ export const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
 export const KUBERNETES_CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }
 
 /** A kubernetes manager connected to the fake API server, outside any pod, with an empty environment. */
-export function managerFor (api: FakeKubeApi, options: { config?: KubernetesAuthConfig, logger?: AuthLogger } & Partial<KubernetesManagerOptions> = {}): AuthManager {
+export function managerFor (
+  api: FakeKubeApi,
+  options: { config?: KubernetesAuthConfig, logger?: AuthLogger } & Partial<KubernetesManagerOptions> = {}
+): AuthManager {
   const { config = KUBERNETES_CONFIG, logger = captureLogs().logger, ...extra } = options
   return createKubernetesManager(config, {
     logger,

@@ -205,7 +205,11 @@ export async function startOidcProvider (options: StartOidcProviderOptions = {})
       formats: {
         customizers: {
           // Unlike extraTokenClaims, the customizer may also override sub/iss/iat/...
-          jwt: (_ctx: unknown, token: { resourceServer?: { identifier: () => string }, gty?: string, accountId?: string }, jwt: { payload: Record<string, unknown> }) => {
+          jwt: (
+            _ctx: unknown,
+            token: { resourceServer?: { identifier: () => string }, gty?: string, accountId?: string },
+            jwt: { payload: Record<string, unknown> }
+          ) => {
             const user = token.gty === 'password' && token.accountId !== undefined ? users[token.accountId] : undefined
             const resource = token.resourceServer?.identifier() ?? DEFAULT_RESOURCE
             Object.assign(jwt.payload, user?.claims, resourceInfo(resource).claims)
@@ -348,7 +352,10 @@ async function selfSignedCertificate (): Promise<{ dir: string, path: string, ke
   return { dir, path, key: await readFile(keyPath, 'utf8'), cert: await readFile(path, 'utf8') }
 }
 
-function request (url: string, options: { method: string, body: string, ca: string | undefined, headers: Record<string, string> }): Promise<{ status: number, body: string }> {
+function request (
+  url: string,
+  options: { method: string, body: string, ca: string | undefined, headers: Record<string, string> }
+): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url)
     const client = target.protocol === 'https:' ? https : http

@@ -5,6 +5,7 @@ import { parse } from 'yaml'
 import { ConfigError } from '../../src/config/errors.ts'
 import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
 import { CLIENT_TOKEN_PATH, deploymentAudience, renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
+import { kubernetesRbac } from '../../src/operator/rbac.ts'
 
 const fixture = (name: string): string => `fixtures/operator/${name}`
 const secretFixture = (): NonNullable<RenderOptions['secrets']> => [{ object: parse(readFileSync(fixture('secret-oidc.yaml'), 'utf8')) as Record<string, unknown>, source: 'secret-oidc.yaml' }]
@@ -198,7 +199,10 @@ describe('operator render: RBAC objects', () => {
   it('renders the same server and client sections whichever RBAC is chosen', () => {
     const minimal = renderFeatureStore(fixture('featurestore-kubernetes.yaml'))
     const compatible = renderFeatureStore(fixture('featurestore-kubernetes.yaml'), { feastCompatibleRbac: true })
-    assert.deepEqual([compatible.server, compatible.client, compatible.feature_store_yaml_base64], [minimal.server, minimal.client, minimal.feature_store_yaml_base64])
+    assert.deepEqual(
+      [compatible.server, compatible.client, compatible.feature_store_yaml_base64],
+      [minimal.server, minimal.client, minimal.feature_store_yaml_base64]
+    )
   })
 
   it('leaves OIDC RBAC unchanged with feastCompatibleRbac: true', () => {
@@ -283,5 +287,25 @@ describe('docs/operator.md', () => {
     const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('serviceAccountToken'))
     assert.ok(block !== undefined, 'the docs show the projected token volume')
     assert.deepEqual(parse(block), renderFeatureStore(fixture('featurestore-default.yaml')).clientPod)
+  })
+})
+
+describe('renderer options', () => {
+  it('refuses a feastCompatibleRbac that is not a boolean: the string "false" must not grant the broader RBAC', () => {
+    assert.throws(() => renderFeatureStore(store({ kubernetes: {} }), { feastCompatibleRbac: 'false' as never }), {
+      name: 'OptionError',
+      option: 'feastCompatibleRbac',
+      message: 'feast-authz: renderFeatureStore: feastCompatibleRbac must be true or false, got "false"'
+    })
+    assert.throws(() => kubernetesRbac('demo', 'feast', [], { feastCompatible: 1 as never }), { name: 'OptionError', option: 'feastCompatible' })
+  })
+
+  it('refuses a Secret without its object, never showing a Secret\'s values', () => {
+    assert.throws(() => renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: ['client_secret: hunter2'] as never }), (error: unknown) => {
+      assert.equal((error as { option?: string }).option, 'secrets[0]')
+      assert.doesNotMatch((error as Error).message, /hunter2/)
+      assert.match((error as Error).message, /secrets\[0\] must be an object, got a string \(value hidden\)/)
+      return true
+    })
   })
 })

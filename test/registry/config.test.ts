@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '../../src/config/errors.ts'
 import { fromBase64, readFeatureStoreFile } from '../../src/config/feature-store-file.ts'
+import { namesFeastRegistry } from '../../src/registry/config.ts'
 import { openRegistryFromConfig, readRegistrySetting } from '../../src/registry/index.ts'
 import { SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 import { expectError } from '../helpers/errors.ts'
@@ -55,6 +56,15 @@ describe('the registry setting of feature_store.yaml', () => {
   it('resolves a relative path against the working directory when the yaml came from FEATURE_STORE_YAML_BASE64', () => {
     const file = fromBase64(Buffer.from('project: demo\nregistry: data/registry.db\n').toString('base64'))
     assert.equal(readRegistrySetting(file, '/srv/app')?.path, '/srv/app/data/registry.db')
+  })
+
+  it('names a Feast registry for any path but a .yaml or .yml one (the reference server\'s format)', () => {
+    const names = (registry: unknown): boolean => namesFeastRegistry(readFeatureStoreFile({ project: 'p', registry }))
+    assert.equal(names('registry.yaml'), false)
+    assert.equal(names({ path: 'data/REGISTRY.YML' }), false)
+    assert.equal(names('data/registry.db'), true)
+    assert.equal(names({ registry_type: 'sql', path: 'postgresql://db' }), true)
+    assert.equal(names(undefined), false)
   })
 
   it('is absent when the file names no registry', () => {
@@ -110,6 +120,11 @@ describe('opening the registry a feature_store.yaml names', () => {
 
   it('returns nothing when the file names no registry', () => {
     assert.equal(openRegistryFromConfig({ project: 'demo' }), undefined)
+  })
+
+  it('returns nothing for a .yaml or .yml path: that is the reference server\'s catalog, not a Feast registry', () => {
+    assert.equal(openRegistryFromConfig({ project: 'demo', registry: 'registry.yaml' }), undefined)
+    assert.equal(openRegistryFromConfig({ project: 'demo', registry: { path: 'data/REGISTRY.YML' } }), undefined)
   })
 
   it('fails at startup, naming the file, when the registry file does not exist', () => {

@@ -96,7 +96,9 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
   })
 
   it('reads online, disabled and write_to_online_store (what Feast\'s default materialize set depends on)', () => {
-    const flags = (resource: FeatureViewResource): unknown => ({ online: resource.online, disabled: resource.disabled, writeToOnlineStore: resource.writeToOnlineStore })
+    const flags = (resource: FeatureViewResource): unknown => ({
+      online: resource.online, disabled: resource.disabled, writeToOnlineStore: resource.writeToOnlineStore
+    })
     assert.deepEqual(flags(view('FeatureView', 'user_stats')), { online: true, disabled: undefined, writeToOnlineStore: undefined })
     assert.deepEqual(flags(view('FeatureView', 'user_stats_legacy')), { online: true, disabled: true, writeToOnlineStore: undefined })
     assert.deepEqual(flags(view('FeatureView', 'user_history')), { online: false, disabled: undefined, writeToOnlineStore: undefined })

@@ -44,7 +44,15 @@ function registryReady<C extends { readonly permissions: readonly Permission[], 
 }
 
 function inputOf (p: Permission): PermissionInput {
-  return { name: p.name, types: p.types, namePatterns: p.namePatterns, requiredTags: p.requiredTags, actions: p.actions, policy: p.policy, ...(p.tags === undefined ? {} : { tags: p.tags }) }
+  return {
+    name: p.name,
+    types: p.types,
+    namePatterns: p.namePatterns,
+    requiredTags: p.requiredTags,
+    actions: p.actions,
+    policy: p.policy,
+    ...(p.tags === undefined ? {} : { tags: p.tags })
+  }
 }
 
 describe('permissions read from a registry', () => {

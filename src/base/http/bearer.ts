@@ -1,4 +1,5 @@
 import { AuthError } from '../errors.ts'
+import { isCompactJws } from '../jwt-segments.ts'
 
 /** Default upper bound of a bearer token, checked before any decoding. */
 export const DEFAULT_MAX_TOKEN_LENGTH = 8 * 1024
@@ -40,7 +41,8 @@ export function readBearerToken (
   }
   if (end === start) throw new AuthError('malformed_header', 'the Bearer scheme is not followed by a token')
   const token = authorization.slice(start, end)
-  if (!TOKEN68.test(token)) {
+  // A canonical compact JWS (the common case, which the verifier checks next anyway) is token68.
+  if (!isCompactJws(token) && !TOKEN68.test(token)) {
     throw new AuthError('malformed_header', 'the bearer token has characters outside token68 or more than one token')
   }
   return token

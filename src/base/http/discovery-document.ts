@@ -60,10 +60,13 @@ export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buff
 
 /**
  * The startup warning for a plain-http discovery URL (allowed: in-cluster providers), or
- * undefined for https.
+ * undefined for https and for loopback hosts.
  */
 export function unencryptedDiscoveryWarning (url: string): string | undefined {
-  if (httpUrl(url)?.protocol !== 'http:') return undefined
+  const parsed = httpUrl(url)
+  // Loopback traffic never crosses a network (a provider on the developer's machine, a local
+  // port-forward): warning about it on every local run would teach people to ignore the warning.
+  if (parsed?.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return undefined
   return `auth_discovery_url ${urlForLog(url)} is plain http: discovery, signing keys and tokens travel unencrypted, so anyone on the network path can read or replace them (acceptable only inside a trusted network, e.g. an in-cluster provider; use https otherwise)`
 }
 
@@ -74,4 +77,8 @@ function httpUrl (value: string): URL | undefined {
   } catch {
     return undefined
   }
+}
+
+function isLoopbackHost (hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 }

@@ -4,6 +4,7 @@ import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { createLogger, type AuthLogger } from '../../base/logging.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
+import { isCatalogYamlPath } from '../../registry/config.ts'
 import { buildReferenceServer } from '../../server/app.ts'
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../server/catalog.ts'
@@ -105,7 +106,7 @@ export const run: CliCommand = async (argv, io) => {
  */
 function loadRegistry (configPath: string | undefined, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
   if (registryPath !== undefined) {
-    if (isYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
+    if (isCatalogYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
     const file = readFeatureStoreFile(configPath)
     const project = file.data.project
     if (typeof project !== 'string' || project.trim() === '') {
@@ -114,11 +115,7 @@ function loadRegistry (configPath: string | undefined, registryPath: string | un
     return openFeastRegistry({ path: resolve(registryPath), project: project.trim(), logger })
   }
   const named = readFeatureStoreFile(configPath).data.registry
-  if (typeof named !== 'string' || !isYamlPath(named)) return undefined
+  if (typeof named !== 'string' || !isCatalogYamlPath(named)) return undefined
   // Relative to the config file; to the working directory for FEATURE_STORE_YAML_BASE64.
   return loadYamlCatalogFile(isAbsolute(named) ? named : resolve(configPath === undefined ? '.' : dirname(configPath), named))
-}
-
-function isYamlPath (path: string): boolean {
-  return /\.ya?ml$/i.test(path.trim())
 }

@@ -38,7 +38,10 @@ function unavailable (operation: ApiOperation, reason: string): AuthError {
  * and status) every `intervalMs`: during an outage every new token fails the same way, and
  * the next line reports how many were `suppressed`.
  */
-export function createFailureReporter (logger: AuthLogger, options: { intervalMs?: number, now?: () => number } = {}): (error: unknown, operation: ApiOperation) => AuthError {
+export function createFailureReporter (
+  logger: AuthLogger,
+  options: { intervalMs?: number, now?: () => number } = {}
+): (error: unknown, operation: ApiOperation) => AuthError {
   const throttle = createLogThrottle(options)
   return (error, operation) => {
     const reason = describeFailure(error)

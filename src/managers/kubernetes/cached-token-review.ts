@@ -1,5 +1,4 @@
 import type { KubeConfig } from '@kubernetes/client-node'
-import { ConfigError, describeValue } from '../../config/errors.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
@@ -64,15 +63,19 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   const { logger } = options
   const tuning = options.tuning ?? {}
   const now = tuning.now ?? Date.now
-  const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), { logger, audiences: options.audiences, timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS })
+  const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), {
+    logger,
+    audiences: options.audiences,
+    timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  })
   const load = async (token: string): Promise<ReviewedToken> => ({ identity: await reviewer(token), principal: undefined, builtFrom: undefined })
   const warnSaturated = throttledWarning(logger, now)
   const reviews = createReviewCache<ReviewedToken>({
     ttlMs: options.ttlSeconds * 1000,
     failureTtlMs: tuning.failureCacheMs ?? 5000,
     maxEntries: tuning.maxCachedTokens ?? 10_000,
-    maxRejections: count(tuning.maxCachedRejections, 'maxCachedRejections', 1000, 0),
-    maxInFlight: count(tuning.maxConcurrentReviews, 'maxConcurrentReviews', 64, 1),
+    maxRejections: tuning.maxCachedRejections ?? 1000,
+    maxInFlight: tuning.maxConcurrentReviews ?? 64,
     onSaturated: warnSaturated,
     now
   })
@@ -85,15 +88,6 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
     size: reviews.size,
     clear: reviews.clear
   }
-}
-
-/** A tuning count, or a ConfigError naming the option, the value and what was expected. */
-function count (value: number | undefined, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new ConfigError(`expected an integer of at least ${min}, got ${describeValue(value)}`, { field: `kubernetes.tuning.${name}` })
-  }
-  return value
 }
 
 /** One warning per 10 s while reviews are saturated, with how many tokens were turned away. */

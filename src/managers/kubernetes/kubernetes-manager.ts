@@ -1,6 +1,6 @@
 import type { KubernetesAuthConfig } from '../../config/auth-config.ts'
 import { ConfigError } from '../../config/errors.ts'
-import type { AuthLogger } from '../../base/logging.ts'
+import { LOGGER_OPTION, type AuthLogger } from '../../base/logging.ts'
 import { createPrincipal, type Principal } from '../../base/principal.ts'
 import type { AuthManager } from '../types.ts'
 import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from './cached-token-review.ts'
@@ -9,7 +9,8 @@ import type { RoleView } from './role-index.ts'
 import { createRoleSource } from './role-source.ts'
 import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
-import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, KUBERNETES_OPTION_RULES, type KubernetesTuning } from './tuning.ts'
+import { checkOptions, required } from '../../base/option-rules.ts'
 
 export type { KubernetesTuning } from './tuning.ts'
 export interface KubernetesManagerOptions {
@@ -29,6 +30,7 @@ export interface KubernetesManagerOptions {
  * bindings are held by an informer.
  */
 export function createKubernetesManager (config: KubernetesAuthConfig, options: KubernetesManagerOptions): AuthManager {
+  checkOptions(options, { ...KUBERNETES_OPTION_RULES, logger: required(LOGGER_OPTION) }, { path: 'kubernetes' })
   const { logger } = options
   const tuning = options.tuning ?? {}
   const connection = options.connection ?? detectClusterConnection({ env: options.env, serviceAccountDir: options.serviceAccountDir })
@@ -46,7 +48,13 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
 
   const opaque = config.accept_opaque_tokens === true
   if (opaque) logger.info('auth.accept_opaque_tokens is true: bearer tokens that are not JWTs are sent to TokenReview too (behind the rejection cache and the review cap)')
-  const tokens = createCachedTokenReview(connection.kubeConfig, { logger, audiences: config.audiences, ttlSeconds: config.token_review_cache_ttl_seconds, acceptOpaqueTokens: opaque, tuning })
+  const tokens = createCachedTokenReview(connection.kubeConfig, {
+    logger,
+    audiences: config.audiences,
+    ttlSeconds: config.token_review_cache_ttl_seconds,
+    acceptOpaqueTokens: opaque,
+    tuning
+  })
   const bindings = createRoleSource(connection.kubeConfig, {
     ...tuning.informer,
     ...(config.outage_grace_seconds === undefined ? {} : { staleGraceMs: config.outage_grace_seconds * 1000 }),

@@ -70,7 +70,8 @@ export function runInformer<T extends { metadata?: { name?: string, resourceVers
   const watchOnce = async (from: string | undefined): Promise<string | undefined> => await new Promise((resolve, reject) => {
     let version = from
     let failure: Error | undefined
-    watcher.watch(options.path, { resourceVersion: from, allowWatchBookmarks: true, timeoutSeconds: options.watchTimeoutSeconds }, (phase: string, object: any) => {
+    const query = { resourceVersion: from, allowWatchBookmarks: true, timeoutSeconds: options.watchTimeoutSeconds }
+    watcher.watch(options.path, query, (phase: string, object: any) => {
       if (stopped || failure !== undefined) return
       options.onActivity()
       if (phase === 'ERROR') {

@@ -19,7 +19,11 @@ export const DEFAULT_PAGE_SIZE = 500
  * server has dropped that snapshot (410 on a continue token), the list starts over once.
  * Each item goes through `keep` as it arrives, so only what the caller keeps stays in memory.
  */
-export async function listAllPages<T, K> (fetchPage: PageFetcher<T>, keep: (item: T) => K, pageSize = DEFAULT_PAGE_SIZE): Promise<{ items: K[], resourceVersion: string | undefined }> {
+export async function listAllPages<T, K> (
+  fetchPage: PageFetcher<T>,
+  keep: (item: T) => K,
+  pageSize = DEFAULT_PAGE_SIZE
+): Promise<{ items: K[], resourceVersion: string | undefined }> {
   for (let attempt = 0; ; attempt++) {
     const items: K[] = []
     let token: string | undefined

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { AuthError } from '../../base/errors.ts'
 import { decodeSegment } from '../../base/jwt-segments.ts'
 import { createLru } from '../../base/lru.ts'
+import { createTokenDigest } from '../../base/token-digest.ts'
 
 export interface ReviewCacheOptions {
   /** How long a successful review is reused, at most (the token's `exp` may shorten it). */
@@ -55,7 +55,7 @@ export function createReviewCache<T> (options: ReviewCacheOptions): ReviewCache<
   const rejections = createLru<string, Rejection>(options.maxRejections ?? 1000)
   const inFlight = new Map<string, Promise<T>>()
 
-  const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url')
+  const keyOf = createTokenDigest()
 
   const peek = (key: string): T | undefined => {
     const entry = successes.get(key)

@@ -72,8 +72,14 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
   const watchConfig: KubeConfig = Object.create(kubeConfig)
   watchConfig.applyToFetchOptions = async (opts) => await kubeConfig.applyToFetchOptions({ ...opts, timeout: options.requestTimeoutMs })
   const base = `/apis/rbac.authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}`
-  const fetchBindings: PageFetcher<V1RoleBinding> = async (limit, token) => await api.listNamespacedRoleBinding({ namespace, limit, ...(token === undefined ? {} : { _continue: token }) }, withTimeout(options.requestTimeoutMs))
-  const fetchRoles: PageFetcher<V1Role> = async (limit, token) => await api.listNamespacedRole({ namespace, limit, ...(token === undefined ? {} : { _continue: token }) }, withTimeout(options.requestTimeoutMs))
+  const fetchBindings: PageFetcher<V1RoleBinding> = async (limit, token) => await api.listNamespacedRoleBinding(
+    { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
+    withTimeout(options.requestTimeoutMs)
+  )
+  const fetchRoles: PageFetcher<V1Role> = async (limit, token) => await api.listNamespacedRole(
+    { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
+    withTimeout(options.requestTimeoutMs)
+  )
   const keepBinding = (binding: V1RoleBinding): SlimBinding | undefined => slimBinding(binding, namespace)
 
   const index = createRoleIndex(policy)

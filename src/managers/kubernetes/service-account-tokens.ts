@@ -31,7 +31,12 @@ export function createServiceAccountTokenVerifier (connection: ClusterConnection
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.now === undefined ? {} : { now: options.now })
   }
-  const tokens = createCachedTokenReview(connection.kubeConfig, { logger: options.logger, audiences: options.audiences, ttlSeconds: options.cacheTtlSeconds ?? 60, tuning })
+  const tokens = createCachedTokenReview(connection.kubeConfig, {
+    logger: options.logger,
+    audiences: options.audiences,
+    ttlSeconds: options.cacheTtlSeconds ?? 60,
+    tuning
+  })
   return async (token) => {
     const reviewed = await tokens.review(token)
     // Built once per cached review: the principal depends on nothing but the identity.

@@ -1,3 +1,5 @@
+import { func, integer, milliseconds, object, oneOf, required, text, type OptionRules } from '../../base/option-rules.ts'
+
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
   /** Timeout of each API call. Default 5000 ms. */
@@ -64,3 +66,43 @@ export interface KubernetesOptions {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000
+
+/** Largest cache of reviewed or rejected tokens accepted: beyond it a cache is effectively unbounded. */
+const MAX_CACHED_TOKENS = 10_000_000
+
+/** The rules of {@link InformerTuning}, checked by `checkOptions` (src/base/option-rules.ts). */
+export const INFORMER_TUNING_RULES: OptionRules = {
+  pageSize: integer(1, 100_000),
+  // The API server takes whole seconds; a day is far beyond any server's own watch limit.
+  watchTimeoutSeconds: integer(1, 86_400),
+  staleAfterMs: milliseconds(1),
+  restartBackoffMs: object(
+    { initial: required(milliseconds(0)), max: required(milliseconds(0)) },
+    { expected: 'a backoff whose initial is at most its max', accepts: (value) => (value.initial as number) <= (value.max as number) }
+  ),
+  staleGraceMs: milliseconds(0),
+  directListTtlMs: milliseconds(0)
+}
+
+/** The rules of {@link KubernetesTuning}. */
+export const KUBERNETES_TUNING_RULES: OptionRules = {
+  requestTimeoutMs: milliseconds(1),
+  failureCacheMs: milliseconds(0),
+  maxCachedTokens: integer(0, MAX_CACHED_TOKENS),
+  maxCachedRejections: integer(0, MAX_CACHED_TOKENS),
+  maxConcurrentReviews: integer(1, 1_000_000),
+  informer: object(INFORMER_TUNING_RULES),
+  now: func()
+}
+
+/** The rules of {@link KubernetesOptions}. */
+export const KUBERNETES_OPTION_RULES: OptionRules = {
+  connection: object({
+    kubeConfig: required(object()),
+    source: required(oneOf('in-cluster', 'kubeconfig')),
+    description: required(text())
+  }),
+  env: object(),
+  serviceAccountDir: text({ nonEmpty: true }),
+  tuning: object(KUBERNETES_TUNING_RULES)
+}

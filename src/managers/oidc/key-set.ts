@@ -55,16 +55,20 @@ const LOGGED_KEYS_LIMIT = 1000
  * limits and failure back-off apply), with one shared in-flight fetch.
  *
  * Keys live `lifespanMs` from their fetch and are never used after (spec 5.2.9). They are
- * refetched in the background ahead of that, from the first use after `refreshAt`, so that no
- * request waits for a scheduled refresh; if that refresh fails, the current keys serve until the
+ * refetched in the background ahead of that (a fifth of the lifespan, more for a slow provider),
+ * from the first use in that window, so that no request waits for a scheduled refresh; if that refresh fails, the current keys serve until the
  * lifespan ends, after which requests wait for a fetch, and fail with a 503 if it fails.
  * An unknown `kid` refetches at once, at most once per cooldown.
  */
 export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
   const now = options.now ?? Date.now
-  // Ahead by a fifth of the lifespan, or the fetch timeout if shorter: a fetch started then
-  // ends (or times out) before the keys expire, and the lifespan is barely shortened.
-  const leadMs = Math.min(options.lifespanMs / 5, options.timeoutMs)
+  // Ahead by a fifth of the lifespan, or by twice the provider's last answer time when that is
+  // longer (at most half the lifespan), and never by more than the fetch timeout: a fetch started
+  // then ends (or times out) before the keys expire, and the lifespan is barely shortened.
+  let leadMs = Math.min(options.lifespanMs / 5, options.timeoutMs)
+  const learnAnswerTime = (ms: number): void => {
+    leadMs = Math.min(Math.max(options.lifespanMs / 5, 2 * ms), options.lifespanMs / 2, options.timeoutMs)
+  }
   let current: { fetchedAt: number, prepared: PreparedKeys, accepted: JWK[], local: LocalKeySet } | undefined
   let inFlight: Promise<void> | undefined
   const backoff = createFailureBackoff(options.failureBackoffMs, now)
@@ -100,6 +104,7 @@ export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
       }
       const accepted = selection.accepted as JWK[]
       current = { fetchedAt: now(), prepared: selection.byKid, accepted, local: createLocalJWKSet({ keys: accepted } as JSONWebKeySet) }
+      learnAnswerTime(performance.now() - startedAt)
       backoff.succeeded()
       if (jwksFetchChannel.hasSubscribers) jwksFetchChannel.publish({ url: urlForLog(jwksUri), outcome: 'success', keys: keys.length, durationMs: elapsedMs(startedAt) } satisfies JwksFetchEvent)
     } catch (error) {

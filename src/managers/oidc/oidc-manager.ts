@@ -105,7 +105,11 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   /** jose, the oracle, for whatever the fast path could not decide (and to fetch keys). */
   const verifyWithJose = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
     try {
-      const { payload, protectedHeader } = await jwtVerify(token, async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws), verifyOptions)
+      const { payload, protectedHeader } = await jwtVerify(
+        token,
+        async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws),
+        verifyOptions
+      )
       const candidates = protectedHeader.kid === undefined ? undefined : keySet?.preparedKeys()?.get(protectedHeader.kid)
       return { payload, key: candidates?.length === 1 ? candidates[0] : undefined }
     } catch (error) {

@@ -1,6 +1,6 @@
-import { hash } from 'node:crypto'
 import type { Principal } from '../../base/principal.ts'
 import { createLru } from '../../base/lru.ts'
+import { createTokenDigest } from '../../base/token-digest.ts'
 import type { PreparedKey } from './fast-verify.ts'
 
 /** What a verified token resolved to, and what bounds how long that stays true. */
@@ -50,10 +50,6 @@ export function createVerifiedCache (maxEntries: number): VerifiedCache {
   const bits = new Uint32Array(SEEN_BITS >>> 5)
   const window = Math.max(1024, maxEntries)
   let marked = 0
-  // The adapters ask authenticateCached, then authenticate, for the same token in one tick:
-  // remembering the last hash saves the second one on every cache miss.
-  let lastToken: string | undefined
-  let lastKey = ''
   return {
     seen (token) {
       if (maxEntries <= 0) return false
@@ -72,13 +68,7 @@ export function createVerifiedCache (maxEntries: number): VerifiedCache {
       }
       bits[word] = bits[word]! | bit
     },
-    keyOf: (token) => {
-      if (token !== lastToken) {
-        lastKey = hash('sha256', token, 'base64')
-        lastToken = token
-      }
-      return lastKey
-    },
+    keyOf: createTokenDigest(),
     get: entries.get,
     set: entries.set,
     delete: entries.delete,

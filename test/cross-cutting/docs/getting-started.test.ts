@@ -34,7 +34,9 @@ const IMPORTS: Record<string, string> = {
 // Every log line the two programs write, captured instead of printed (see runExample).
 const exampleLogs: Record<'fastify' | 'express', string[]> = { fastify: [], express: [] }
 const LOG_STREAMS = '__feastAuthzGuideLogs'
-;(globalThis as Record<string, unknown>)[LOG_STREAMS] = Object.fromEntries(Object.entries(exampleLogs).map(([name, lines]) => [name, { write: (line: string) => { lines.push(line) } }]))
+;(globalThis as Record<string, unknown>)[LOG_STREAMS] = Object.fromEntries(
+  Object.entries(exampleLogs).map(([name, lines]) => [name, { write: (line: string) => { lines.push(line) } }])
+)
 
 interface Example { url: string, close: () => Promise<void> }
 

@@ -55,7 +55,10 @@ describe('cluster connection', () => {
 
   test('an unreadable KUBECONFIG is a ConfigError naming the file', () => {
     const missing = join(root, 'missing-kubeconfig')
-    assert.throws(() => detectClusterConnection({ env: { KUBECONFIG: missing }, serviceAccountDir: noPod, homeDir: emptyHome }), (error: unknown) => error instanceof ConfigError && error.message.includes(missing))
+    assert.throws(
+      () => detectClusterConnection({ env: { KUBECONFIG: missing }, serviceAccountDir: noPod, homeDir: emptyHome }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(missing)
+    )
   })
 })
 

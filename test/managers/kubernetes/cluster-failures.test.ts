@@ -185,7 +185,13 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     api.addToken(jwsToken('t3'), serviceAccountIdentity('apps', 'alice'))
     const path = await api.writeKubeconfig({ name: 'wrong-credentials', token: 'not-the-service-token' })
     const { logger, lines } = captureLogs()
-    const manager = createKubernetesManager(CONFIG, { logger, connection: detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: NO_POD }), serviceAccountDir: NO_POD, env: {}, tuning: FAST })
+    const manager = createKubernetesManager(CONFIG, {
+      logger,
+      connection: detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: NO_POD }),
+      serviceAccountDir: NO_POD,
+      env: {},
+      tuning: FAST
+    })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })
       assert.ok(lines.some((entry) => entry.status === 401 && /own credentials/.test(entry.msg)), 'a log line blaming the service credentials')

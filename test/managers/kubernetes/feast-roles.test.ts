@@ -182,7 +182,10 @@ describe('outage_grace_seconds', () => {
     api.putRole(feastRole('feast', 'reader'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.addToken(jwsToken('alice'), serviceAccountIdentity('apps', 'alice'))
-    const manager = managerFor(api, { config: { ...KUBERNETES_CONFIG, outage_grace_seconds: 5 }, tuning: { now, requestTimeoutMs: 1000, informer: { restartBackoffMs: { initial: 60_000, max: 60_000 } } } })
+    const manager = managerFor(api, {
+      config: { ...KUBERNETES_CONFIG, outage_grace_seconds: 5 },
+      tuning: { now, requestTimeoutMs: 1000, informer: { restartBackoffMs: { initial: 60_000, max: 60_000 } } }
+    })
     try {
       await manager.warmUp?.()
       assert.deepEqual((await manager.authenticate(jwsToken('alice'))).roles, ['reader'])

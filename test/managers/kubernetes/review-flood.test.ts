@@ -100,8 +100,12 @@ describe('review limits in the tuning options', () => {
   test('a maxConcurrentReviews below 1 is refused at startup with the option named', async () => {
     const api = await startFakeKubeApi({ namespace: 'feast' })
     try {
-      assert.throws(() => managerFor(api, { tuning: { maxConcurrentReviews: 0 } }), /kubernetes\.tuning\.maxConcurrentReviews: expected an integer of at least 1, got 0/)
-      assert.throws(() => managerFor(api, { tuning: { maxCachedRejections: 1.5 } }), /kubernetes\.tuning\.maxCachedRejections: expected an integer of at least 0, got 1\.5/)
+      assert.throws(() => managerFor(api, { tuning: { maxConcurrentReviews: 0 } }), {
+        name: 'OptionError',
+        option: 'kubernetes.tuning.maxConcurrentReviews',
+        message: 'feast-authz: kubernetes.tuning.maxConcurrentReviews must be an integer from 1 to 1000000, got 0'
+      })
+      assert.throws(() => managerFor(api, { tuning: { maxCachedRejections: 1.5 } }), /kubernetes\.tuning\.maxCachedRejections must be an integer from 0 to 10000000, got 1\.5/)
     } finally {
       await api.close()
     }

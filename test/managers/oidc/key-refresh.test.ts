@@ -3,7 +3,8 @@
  * fake clock: nothing here depends on how fast the machine is. Fetches are counted at the
  * provider and awaited through the `feast-authz:jwks-fetch` diagnostics channel.
  *
- * Lifespan 10 s and timeout 5 s: the refresh runs ahead by min(10 / 5, 5) = 2 s, from 8 s on.
+ * Lifespan 10 s and timeout 5 s: the refresh runs ahead by min(10 / 5, 5) = 2 s, from 8 s on
+ * (more for a provider slower than 1 s: twice its answer time, at most 5 s).
  */
 import assert from 'node:assert/strict'
 import http from 'node:http'
@@ -91,6 +92,25 @@ describe('refresh ahead of expiry', () => {
     await keySet.resolve(header(provider.kid), token)
     assert.equal(done, false)
     await fetched
+  })
+
+  test('a provider slower than a fifth of the lifespan is asked earlier: twice its last answer time ahead', async () => {
+    const { keySet, clock } = keySetOnClock()
+    provider.fault('jwks', { delayMs: 1_500 })
+    await keySet.reload() // 1.5 s or more of real time: the refresh now runs 3 s or more ahead, from 7 s
+    provider.fault('jwks', null)
+    provider.resetStats()
+    clock.t += 7_500
+    keySet.preparedKeys()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(provider.stats.jwks, 1)
+    const { keySet: quick, clock: quickClock } = keySetOnClock()
+    await quick.reload()
+    provider.resetStats()
+    quickClock.t += 7_500
+    quick.preparedKeys()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(provider.stats.jwks, 0, 'a provider answering at once is refreshed a fifth of the lifespan ahead only')
   })
 
   test('keys refreshed in the background keep tokens of a key rotated in meanwhile accepted', async () => {

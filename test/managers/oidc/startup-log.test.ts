@@ -11,7 +11,9 @@ let provider: TestProvider
 before(async () => { provider = await startOidcProvider() })
 after(async () => { await provider.close() })
 
-function startManager (extra: Record<string, string> = {}): { lines: Array<Record<string, unknown>>, close: () => Promise<void>, authenticate: (token: string) => Promise<unknown> } {
+function startManager (
+  extra: Record<string, string> = {}
+): { lines: Array<Record<string, unknown>>, close: () => Promise<void>, authenticate: (token: string) => Promise<unknown> } {
   const { logger, lines } = captureLogs()
   const { auth } = loadAuthConfig({ project: 'p', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId, ...extra } })
   const manager = createAuthManager(auth, { logger, kubernetes: { env: {}, serviceAccountDir: NO_POD } })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { closest, didYouMean } from '../../src/config/did-you-mean.ts'
+import { closest, didYouMean } from '../../src/base/did-you-mean.ts'
 
 const ACTIONS = ['CREATE', 'DESCRIBE', 'READ_ONLINE', 'READ_OFFLINE', 'READ', 'WRITE']
 

@@ -1,0 +1,19 @@
+/**
+ * Renders a bad value for an error message: short, typed, and never a secret. Shared by the
+ * errors of feature_store.yaml (`ConfigError`) and of options given in code (`OptionError`).
+ */
+export function describeValue (value: unknown, secret = false): string {
+  if (value === null) return 'null'
+  if (value === undefined) return 'nothing'
+  if (secret) return `a ${Array.isArray(value) ? 'list' : typeof value} (value hidden)`
+  if (typeof value === 'string') {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
+    return JSON.stringify(shown)
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (typeof value === 'bigint') return `${value}n`
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'symbol') return 'a symbol'
+  if (Array.isArray(value)) return 'a list'
+  return 'a mapping'
+}
