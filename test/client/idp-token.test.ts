@@ -6,6 +6,7 @@ import { createTokenProvider, type TokenProvider } from '../../src/client/token-
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { startTokenEndpointStub, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
+import { rejectionOf } from '../helpers/errors.ts'
 
 const providers: TokenProvider[] = []
 function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenProvider {
@@ -15,15 +16,7 @@ function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenPro
 }
 after(() => { for (const provider of providers) provider.close() })
 
-async function rejection (promise: Promise<unknown>): Promise<TokenSourceError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(error instanceof TokenSourceError, `expected a TokenSourceError, got ${String(error)}`)
-    return error
-  }
-  assert.fail('expected a rejection')
-}
+const rejection = async (promise: Promise<unknown>): Promise<TokenSourceError> => await rejectionOf(promise, TokenSourceError)
 
 describe('client_secret flow against a real OpenID provider', () => {
   let idp: TestProvider

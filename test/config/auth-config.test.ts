@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { loadAuthConfig } from '../../src/config/auth-config.ts'
 import { ConfigError } from '../../src/config/errors.ts'
+import { thrownBy } from '../helpers/errors.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-config-'))
 function writeYaml (name: string, text: string): string {
@@ -20,15 +21,7 @@ auth:
   auth_discovery_url: https://idp.example.com/realms/feast/.well-known/openid-configuration
 `
 
-function configError (fn: () => unknown): ConfigError {
-  try {
-    fn()
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`)
-    return error
-  }
-  assert.fail('expected a ConfigError')
-}
+const configError = (fn: () => unknown): ConfigError => thrownBy(fn, ConfigError)
 
 describe('reading the auth section', () => {
   test('a file without an auth section means no_auth', () => {

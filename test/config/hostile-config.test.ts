@@ -12,31 +12,16 @@ import { loadAuthConfig, MAX_DURATION_SECONDS } from '../../src/config/auth-conf
 import { ConfigError } from '../../src/config/errors.ts'
 import { PermissionError } from '../../src/permissions/errors.ts'
 import { loadPermissionsFile, parsePermissionsYaml } from '../../src/permissions/yaml.ts'
+import { thrownBy } from '../helpers/errors.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-hardening-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
 const oidcServer = 'project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: https://idp.example/.well-known/openid-configuration\n'
 
-function configError (fn: () => unknown): ConfigError {
-  try {
-    fn()
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`)
-    return error
-  }
-  assert.fail('expected a ConfigError')
-}
+const configError = (fn: () => unknown): ConfigError => thrownBy(fn, ConfigError)
 
-function permissionError (fn: () => unknown): PermissionError {
-  try {
-    fn()
-  } catch (error) {
-    assert.ok(error instanceof PermissionError, `expected a PermissionError, got ${String(error)}`)
-    return error
-  }
-  assert.fail('expected a PermissionError')
-}
+const permissionError = (fn: () => unknown): PermissionError => thrownBy(fn, PermissionError)
 
 describe('durations', () => {
   const fields = {

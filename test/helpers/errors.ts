@@ -11,7 +11,7 @@ import { isDeepStrictEqual, inspect } from 'node:util'
  * for `{ message: RegExp }`.
  */
 export interface ErrorExpectation {
-  readonly type?: abstract new (...args: any[]) => Error
+  readonly type?: ErrorClass<Error>
   readonly name?: string | RegExp
   readonly code?: string | RegExp
   readonly status?: number
@@ -77,4 +77,29 @@ function describeError (error: unknown): string {
   if (!(error instanceof Error)) return inspect(error)
   const code = (error as { code?: unknown }).code
   return `${error.name}${code === undefined ? '' : ` [${String(code)}]`}: ${error.message}`
+}
+
+/** An error class, for instanceof checks. */
+export type ErrorClass<E extends Error> = abstract new (...args: any[]) => E
+
+/** Runs `fn` and returns the error it throws, asserting it is an instance of `type`: for several assertions on one error. */
+export function thrownBy<E extends Error> (fn: () => unknown, type: ErrorClass<E>): E {
+  try {
+    fn()
+  } catch (error) {
+    assert.ok(error instanceof type, `expected a ${type.name}, got ${describeError(error)}`)
+    return error
+  }
+  return assert.fail(`expected a ${type.name}, but nothing was thrown`)
+}
+
+/** Awaits `promise` and returns the error it rejects with, asserting it is an instance of `type`. */
+export async function rejectionOf<E extends Error> (promise: PromiseLike<unknown>, type: ErrorClass<E>): Promise<E> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(error instanceof type, `expected a ${type.name}, got ${describeError(error)}`)
+    return error
+  }
+  return assert.fail(`expected a rejection with a ${type.name}, but the promise resolved`)
 }

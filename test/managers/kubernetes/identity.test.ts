@@ -4,20 +4,13 @@ import type { V1TokenReview } from '@kubernetes/client-node'
 import { AuthError } from '../../../src/base/errors.ts'
 import { namespacesOf, serviceAccountOf } from '../../../src/managers/kubernetes/identity.ts'
 import { identityFromReview } from '../../../src/managers/kubernetes/token-review.ts'
+import { thrownBy } from '../../helpers/errors.ts'
 
 function review (status: V1TokenReview['status']): V1TokenReview {
   return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: {}, ...(status === undefined ? {} : { status }) }
 }
 
-function rejection (fn: () => unknown): AuthError {
-  try {
-    fn()
-  } catch (error) {
-    assert.ok(error instanceof AuthError, `expected an AuthError, got ${String(error)}`)
-    return error
-  }
-  return assert.fail('expected a rejection')
-}
+const rejection = (fn: () => unknown): AuthError => thrownBy(fn, AuthError)
 
 describe('identity from a TokenReview', () => {
   test('a service account username gives its namespace, and namespace groups add theirs', () => {
