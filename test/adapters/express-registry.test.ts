@@ -23,6 +23,7 @@ let server: Server
 let baseUrl: string
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: an Express app, which the fixture (Fastify) does not build.
   provider = await startOidcProvider()
   tokens = await issueTokens(provider)
   store = storeDir(oidcAuth(provider))

@@ -23,6 +23,7 @@ let writerToken: string
 const logs = captureLogs()
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: an Express app, which the fixture (Fastify) does not build.
   provider = await startOidcProvider()
   const roles = (list: string[]) => ({ resource_access: { [provider.clientId]: { roles: list } } })
   readerToken = await provider.issue({ preferred_username: 'rita', ...roles(['reader']) })

@@ -86,6 +86,7 @@ describe('feast-authz inspect prints the explanation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'feast-authz-explain-'))
   const config = join(dir, 'feature_store.yaml')
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the CLI, no server.
     provider = await startOidcProvider()
     writeFileSync(config, `project: demo\nauth:\n  type: oidc\n  client_id: ${provider.clientId}\n  auth_discovery_url: ${provider.discoveryUrl}\n`)
   })

@@ -33,6 +33,7 @@ describe('feast-authz token', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'feast-authz-token-cli-'))
+    // The provider is started here, not by the OIDC-app fixture: the CLI, no server.
     idp = await startOidcProvider()
   })
   after(async () => {

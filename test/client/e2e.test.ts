@@ -12,6 +12,7 @@ describe('a client configured like a user against a real server and provider', (
   let stub: TokenEndpointStub
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the client library against the protected app and a token-endpoint stub.
     idp = await startOidcProvider({
       users: {
         reader: { password: 'reader-pw', claims: { preferred_username: 'reader' } },

@@ -23,6 +23,7 @@ describe('client_secret flow against a real OpenID provider', () => {
   let credentials: Record<string, unknown>
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the client library, no server.
     idp = await startOidcProvider({ users: { ann: { password: 'ann-password', claims: { preferred_username: 'ann' } } } })
     credentials = { auth_discovery_url: idp.discoveryUrl, client_id: idp.clientId, client_secret: idp.clientSecret }
   })

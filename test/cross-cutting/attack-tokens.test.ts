@@ -27,6 +27,7 @@ const intraSecret = randomBytes(32)
 const sentTokens: string[] = []
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the server reaches it through a proxy that publishes the corpus keys.
   provider = await startOidcProvider()
   keys = await createCorpusKeys()
   proxy = await startFaultProxy(provider.baseUrl)

@@ -34,6 +34,7 @@ function hangUp (url: string, token: string, afterMs: number, method = 'GET'): P
 
 test('clients that disconnect mid-request leave no timer or socket behind once everything is closed', async () => {
   const baseline = networkAndTimers()
+  // The provider is started here, not by the OIDC-app fixture: started inside the test: it counts sockets and timers from before the provider exists.
   const provider = await startOidcProvider()
   const proxy = await startFaultProxy(provider.baseUrl)
   const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `${proxy.url}/.well-known/openid-configuration`, client_id: provider.clientId, jwks_request_timeout_seconds: 1 } })

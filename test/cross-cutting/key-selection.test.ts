@@ -74,6 +74,7 @@ async function withIntraSecret<T> (action: () => Promise<T>): Promise<T> {
 }
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the servers reach it through a proxy that adds weak keys.
   provider = await startOidcProvider()
   const pair = generateKeyPairSync('rsa', { modulusLength: 1024 })
   weak = { privateKey: pair.privateKey, jwk: { ...pair.publicKey.export({ format: 'jwk' }), kid: WEAK_KID, alg: 'RS256', use: 'sig' } as JWK }

@@ -22,6 +22,7 @@ describe('tokens in query strings never reach the logs', () => {
   const leaks = (logs: string): string[] => [token, token.split('.')[2] as string].filter((part) => logs.includes(part))
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the server is built with the README's logger setup, as written.
     provider = await startOidcProvider()
     token = await provider.issue({ preferred_username: 'quentin', roles: ['admin'] })
     dir = mkdtempSync(join(tmpdir(), 'feast-authz-log-redaction-'))

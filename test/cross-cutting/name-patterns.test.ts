@@ -26,6 +26,7 @@ describe('a catastrophic name pattern against names from the URL', () => {
   let expressUrl: string
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: one provider for a Fastify and an Express server.
     provider = await startOidcProvider()
     token = await provider.issue({ preferred_username: 'pat', resource_access: { [provider.clientId]: { roles: ['prod-reader'] } } })
     const permissions = [permission({ name: 'prod-readers', types: ['FeatureView'], namePatterns: EVIL, actions: ['READ_ONLINE'], policy: roleBasedPolicy(['prod-reader']) })]

@@ -217,6 +217,7 @@ describe('the OIDC manager, for arbitrary and mutated tokens', () => {
   let manager: AuthManager
   let valid: string
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: managers on their own, no server.
     provider = await startOidcProvider()
     manager = createOidcManager({
       type: 'oidc',

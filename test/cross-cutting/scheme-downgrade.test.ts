@@ -34,6 +34,7 @@ describe('an https discovery document naming plain-http URLs', () => {
   let configPath: string
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: HTTPS with rewritten discovery documents, for servers, Express and the CLI alike.
     provider = await startOidcProvider({ https: true })
     // What an attacker on the clear-text path would answer: the provider's own public key (or
     // one of theirs) for the key set, and a token for whoever posts credentials.

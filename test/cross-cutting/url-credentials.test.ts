@@ -30,6 +30,7 @@ describe('URLs with credentials never reach a log line or an error message', () 
   let dir: string
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the servers name it by URLs carrying credentials.
     provider = await startOidcProvider()
     closedBase = `http://127.0.0.1:${await closedPort()}`
     dir = mkdtempSync(join(tmpdir(), 'feast-authz-url-credentials-'))

@@ -30,6 +30,7 @@ async function startServer (permissions: NonNullable<ReferenceServerOptions['per
 
 let url: string
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the reference server (buildReferenceServer), not the plugin test app.
   provider = await startOidcProvider()
   const withRoles = (username: string, roles: string[]) => ({ preferred_username: username, resource_access: { [provider.clientId]: { roles } } })
   tokens.reader = await provider.issue(withRoles('rita', ['reader']))

@@ -27,6 +27,7 @@ let example: { server: Server, authz: { close: () => Promise<void> } }
 let base: string
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the documented Express example runs as written.
   provider = await startOidcProvider()
   tokens = await issueTokens(provider)
   store = writeStore(provider)

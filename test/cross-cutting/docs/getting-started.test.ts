@@ -73,6 +73,7 @@ describe('the programs of the getting-started page', () => {
   before(async () => {
     const token = JSON.parse(block('guide-token', 'getting-started').text) as Record<string, unknown>
     const { iss, aud, exp: _exp, iat: _iat, ...claims } = token
+    // The provider is started here, not by the OIDC-app fixture: the getting-started programs run as written.
     provider = await startOidcProvider({ issuer: iss as string })
     readerToken = await provider.issue(claims, { audience: aud as string })
     otherToken = await provider.issue({ ...claims, preferred_username: 'bob', resource_access: { feast: { roles: ['auditor'] } } }, { audience: aud as string })

@@ -39,6 +39,7 @@ const providers = new Map<string, Promise<TestProvider>>()
 const providerFor = async (issuer: string): Promise<TestProvider> => {
   let provider = providers.get(issuer)
   if (provider === undefined) {
+    // The provider is started here, not by the OIDC-app fixture: the guides' programs run as written, one provider per issuer.
     provider = startOidcProvider({ issuer })
     providers.set(issuer, provider)
   }

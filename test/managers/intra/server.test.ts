@@ -17,6 +17,7 @@ describe('a server with INTRA_COMMUNICATION_BASE64 set', () => {
   let auth: Record<string, unknown>
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the permission-protected app with intra tokens (startProtectedApp).
     provider = await startOidcProvider()
     auth = { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId }
     process.env.INTRA_COMMUNICATION_BASE64 = secretText

@@ -25,6 +25,7 @@ describe('mixed tokens under auth.type oidc on a cluster', () => {
   const saToken = serviceAccountJwt('apps', 'alice')
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: the server also holds a Kubernetes manager on the fake API server.
     provider = await startOidcProvider()
     api = await startFakeKubeApi({ namespace: 'feast' })
     api.addToken(saToken, serviceAccountIdentity('apps', 'alice'))

@@ -12,6 +12,7 @@ let discoveryUrl: string
 let provider: TestProvider
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the servers read discovery documents this file serves itself.
   provider = await startOidcProvider()
   server = http.createServer((_request, response) => {
     response.setHeader('content-type', 'application/json')

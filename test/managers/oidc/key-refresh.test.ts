@@ -19,6 +19,7 @@ import { expectError } from '../../helpers/errors.ts'
 
 let provider: TestProvider
 const agents = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) }
+// The provider is started here, not by the OIDC-app fixture: the key set on its own, no server.
 before(async () => { provider = await startOidcProvider() })
 after(async () => { await provider.close() })
 afterEach(() => { provider.fault('jwks', null) })

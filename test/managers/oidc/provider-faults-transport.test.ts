@@ -35,6 +35,7 @@ async function serverBehindProxy (auth: Record<string, unknown> = {}): Promise<{
 }
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the servers reach it through a fault proxy.
   provider = await startOidcProvider()
   token = await provider.issue({ preferred_username: 'alice' })
 })

@@ -30,6 +30,7 @@ describe('provider faults', () => {
   }
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: one provider shared by servers with different auth settings, faults injected per test.
     provider = await startOidcProvider({ alg: 'ES256' })
     token = await provider.issue({ preferred_username: 'alice' })
   })

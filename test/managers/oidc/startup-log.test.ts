@@ -8,6 +8,7 @@ import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provide
 import { captureLogs } from '../../helpers/logs.ts'
 
 let provider: TestProvider
+// The provider is started here, not by the OIDC-app fixture: managers on their own, no server.
 before(async () => { provider = await startOidcProvider() })
 after(async () => { await provider.close() })
 

@@ -16,6 +16,7 @@ describe('HTTPS provider with a self-signed certificate', () => {
   }
 
   before(async () => {
+    // The provider is started here, not by the OIDC-app fixture: one HTTPS provider shared by servers with different TLS settings.
     provider = await startOidcProvider({ https: true, alg: 'ES256' })
     token = await provider.issue({ preferred_username: 'alice', roles: ['reader'] })
   })

@@ -9,6 +9,7 @@ import { createPrincipal } from '../../../src/base/principal.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 
 let provider: TestProvider
+// The provider is started here, not by the OIDC-app fixture: shared with the manager-level tests; each server test wants a fresh cache.
 before(async () => { provider = await startOidcProvider() })
 after(async () => { await provider.close() })
 
