@@ -30,6 +30,7 @@ let url: string
 let warnings = 0
 
 before(async () => {
+  // The provider is started here, not by the OIDC-app fixture: the soak server logs at warn level into a counter, under autocannon.
   provider = await startOidcProvider()
   // Only warnings and errors are kept (counted): a debug log of every request would itself grow memory.
   const stream = new Writable({ write (chunk: Buffer, _encoding, done) { if (/"level":(40|50|60)/.test(chunk.toString())) warnings++; done() } })
