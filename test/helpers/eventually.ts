@@ -12,6 +12,9 @@ export interface EventuallyOptions {
   readonly intervalMs?: number
 }
 
+/** What {@link eventually} throws when the time is up: `timed out waiting for: <what>`. */
+export class TimedOut extends Error {}
+
 /**
  * Calls `check` until it gives true; throws `timed out waiting for: <what>` once `timeoutMs`
  * (a number, or {@link EventuallyOptions}) has passed without it.
@@ -20,7 +23,7 @@ export async function eventually (check: () => boolean | Promise<boolean>, what:
   const { timeoutMs: limit = 10_000, intervalMs = 20 } = typeof timeoutMs === 'number' ? { timeoutMs } : timeoutMs
   const deadline = Date.now() + limit
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)
+    if (Date.now() > deadline) throw new TimedOut(`timed out waiting for: ${what}`)
     await sleep(intervalMs)
   }
 }
@@ -33,11 +36,12 @@ interface WithStatus { readonly status: number }
  * (default 5 s) returns the last answer, so that the caller's assertion shows what came instead.
  */
 export async function eventuallyStatus<R extends WithStatus> (call: () => Promise<R>, status: number, timeoutMs = 5_000): Promise<R> {
-  const deadline = Date.now() + timeoutMs
   let response = await call()
-  while (response.status !== status && Date.now() < deadline) {
-    await sleep(50)
-    response = await call()
+  try {
+    await eventually(async () => response.status === status || (response = await call()).status === status, `status ${status}`, { timeoutMs, intervalMs: 50 })
+  } catch (error) {
+    // Out of time: the caller's assertion on the last answer says what came instead.
+    if (!(error instanceof TimedOut)) throw error
   }
   return response
 }
