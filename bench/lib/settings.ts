@@ -44,7 +44,7 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     // The rate: 10,000 requests per 30 s; a shorter flood keeps the rate.
     floodRequests: number(env, 'BENCH_FLOOD_REQUESTS', Math.round(10_000 * floodSeconds / 30)),
     memoryTokens: number(env, 'BENCH_MEMORY_TOKENS', quick ? 50_000 : 1_000_000),
-    memoryMaxSeconds: number(env, 'BENCH_MEMORY_MAX_SECONDS', quick ? 15 : 150),
+    memoryMaxSeconds: number(env, 'BENCH_MEMORY_MAX_SECONDS', quick ? 15 : 240),
     cryptoSeconds: number(env, 'BENCH_CRYPTO_SECONDS', quick ? 1 : 3),
     basis: basis(env.BENCH_BASIS),
     only: list(env.BENCH_ONLY),
