@@ -9,7 +9,7 @@ import { debugEnabled, type AuthLogger } from '../base/logging.ts'
 import { AuthError, OptionError } from '../base/errors.ts'
 import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
 import { loadPermissionsFile } from '../permissions/yaml.ts'
-import { ACTION_GROUPS, ACTIONS, expandActions, resourceLabel, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
+import { expandActions, isAction, isActionGroup, resourceLabel, unknownAction, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
 import { authorizeChannel, elapsedMs, type AuthorizeEvent } from '../base/observability/channels.ts'
 import { isIntraPrincipal } from '../managers/intra/with-intra-identity.ts'
 import type { Principal } from '../base/principal.ts'
@@ -197,11 +197,10 @@ function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Re
 /** Action names and groups → actions; an unknown name or an empty list is an OptionError. */
 function toActions (names: unknown): readonly Action[] {
   if (names === undefined || (Array.isArray(names) && names.length === 0)) throw new OptionError('requirePermission needs at least one action')
-  try {
-    return Object.freeze(expandActions(names as ActionName | readonly ActionName[]))
-  } catch (error) {
-    throw new OptionError(`requirePermission: ${(error as Error).message} (expected one of ${[...ACTIONS, ...Object.keys(ACTION_GROUPS)].join(', ')})`)
-  }
+  const list: readonly unknown[] = Array.isArray(names) ? names : [names]
+  const unknown = list.find((name) => !isAction(name) && !isActionGroup(name))
+  if (unknown !== undefined) throw new OptionError(`requirePermission: ${unknownAction(unknown)}`)
+  return Object.freeze(expandActions(names as ActionName | readonly ActionName[]))
 }
 
 function asList (resources: Resources): readonly Resource[] {

@@ -2,6 +2,8 @@
  * The permission model, after Feast's `feast.permissions`: the shapes every other
  * module (decision engine, YAML and registry loaders, adapters) agrees on.
  */
+import { didYouMean } from '../base/did-you-mean.ts'
+import { OptionError } from '../base/errors.ts'
 
 /** Every action a permission can grant, as Feast names them (`AuthzedAction`). */
 export const ACTIONS = ['CREATE', 'DESCRIBE', 'UPDATE', 'DELETE', 'READ_ONLINE', 'READ_OFFLINE', 'WRITE_ONLINE', 'WRITE_OFFLINE'] as const
@@ -81,17 +83,25 @@ export function isResourceType (value: unknown): value is ResourceType {
 
 /**
  * Expands action names and groups (`READ`, `WRITE`, `CRUD`, `ALL_ACTIONS`) into actions,
- * without duplicates, in first-seen order. Throws a TypeError on an unknown name.
+ * without duplicates, in first-seen order. Throws an `OptionError` on an unknown name, with a
+ * did-you-mean and the names it knows.
  */
 export function expandActions (names: readonly (Action | ActionGroup)[] | Action | ActionGroup): Action[] {
   const list = typeof names === 'string' ? [names] : names
   const out: Action[] = []
   for (const name of list) {
     const expanded: readonly Action[] = isActionGroup(name) ? ACTION_GROUPS[name] : isAction(name) ? [name] : []
-    if (expanded.length === 0) throw new TypeError(`unknown action ${JSON.stringify(name)}`)
+    if (expanded.length === 0) throw new OptionError(unknownAction(name))
     for (const action of expanded) if (!out.includes(action)) out.push(action)
   }
   return out
+}
+
+/** The message for an action name that is neither an action nor a group. */
+export function unknownAction (name: unknown): string {
+  const known = [...ACTIONS, ...Object.keys(ACTION_GROUPS)]
+  const guess = typeof name === 'string' ? didYouMean(name, known) : ''
+  return `unknown action ${JSON.stringify(name) ?? String(name)}${guess} (expected one of ${known.join(', ')})`
 }
 
 /** `Type:name`, the way explanations and logs name a resource. */
