@@ -6,7 +6,7 @@ import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
 import { AuthError } from '../../base/errors.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
 import { PermissionError } from '../../permissions/errors.ts'
-import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isResourceType, resourceLabel, type Action, type Permission, type Resource } from '../../permissions/model.ts'
+import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType, resourceLabel, unknownAction, type Action, type Permission, type Resource } from '../../permissions/model.ts'
 import { loadPermissionsFile } from '../../permissions/yaml.ts'
 import { createPrincipal, principalToJSON, type AuthSource, type Principal } from '../../base/principal.ts'
 import { didYouMean } from '../../base/did-you-mean.ts'
@@ -174,14 +174,10 @@ function parseResource (text: string, tagArgs: readonly string[]): Resource {
   return { type, name, tags }
 }
 
-const ACTION_NAMES: readonly string[] = [...ACTIONS, ...Object.keys(ACTION_GROUPS)]
-
 function parseActions (names: readonly string[]): Action[] {
-  for (const name of names) {
-    if (!ACTION_NAMES.includes(name)) {
-      throw new UsageError(`--action: unknown action ${describeValue(name)}${didYouMean(name, ACTION_NAMES)}; expected one of ${ACTIONS.join(', ')}, or a group ${Object.keys(ACTION_GROUPS).join(', ')}`)
-    }
-  }
+  // The same message as requirePermission's; a usage error here (exit 2), not an OptionError.
+  const unknown = names.find((name) => !isAction(name) && !isActionGroup(name))
+  if (unknown !== undefined) throw new UsageError(`--action: ${unknownAction(unknown)}`)
   return expandActions(names as Action[])
 }
 

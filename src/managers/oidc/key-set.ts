@@ -56,8 +56,9 @@ const LOGGED_KEYS_LIMIT = 1000
  *
  * Keys live `lifespanMs` from their fetch and are never used after (spec 5.2.9). They are
  * refetched in the background ahead of that (a fifth of the lifespan, more for a slow provider),
- * from the first use in that window, so that no request waits for a scheduled refresh; if that refresh fails, the current keys serve until the
- * lifespan ends, after which requests wait for a fetch, and fail with a 503 if it fails.
+ * from the first use in that window, so that no request waits for a scheduled refresh; if that
+ * refresh fails, the current keys serve until the lifespan ends, after which requests wait for a
+ * fetch, and fail with a 503 if it fails.
  * An unknown `kid` refetches at once, at most once per cooldown.
  */
 export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
