@@ -8,7 +8,7 @@ import { startServer } from './server-process.ts'
 import { unknownKidToken } from './tokens.ts'
 
 /**
- * BENCH_PROFILE=1: scenario 2 and 3 servers, one under random-`kid` tokens only, feast-authz on
+ * BENCH_PROFILE=1: scenario 2 and 3 servers beside their references (verify-floor, bare Fastify), one under random-`kid` tokens only, feast-authz on
  * Express beside bare Express, and the kubernetes scenario when available, each under `--cpu-prof`; prints their top self-time
  * functions over the measured window.
  */
@@ -20,12 +20,14 @@ export async function profileRun (fixture: Fixture): Promise<void> {
   const profiled: Array<{ id: string, server: string, label: string, tokens: TokenSource, expectOk: boolean }> = [
     { id: 'feast-oidc-repeat', server: 'feast-oidc', label: 'feast-authz OIDC, one token repeated', tokens: fixture.repeatToken, expectOk: true },
     { id: 'feast-oidc-pool', server: 'feast-oidc', label: `feast-authz OIDC, ${fixture.pool.length.toLocaleString('en-US')} distinct tokens`, tokens: rotating(fixture.pool), expectOk: true },
+    { id: 'verify-floor', server: 'verify-floor', label: `floor: bare Fastify + one node:crypto.verify, the same ${fixture.pool.length.toLocaleString('en-US')} distinct tokens (the line above's reference)`, tokens: rotating(fixture.pool), expectOk: true },
+    { id: 'bare', server: 'bare', label: 'bare Fastify, no authentication (the reference of the repeated token)', tokens: fixture.repeatToken, expectOk: true },
     { id: 'feast-oidc-unknown-kid', server: 'feast-oidc', label: 'feast-authz OIDC, random-kid tokens only (every request a 401)', tokens: () => unknownKidToken(fixture.repeatToken), expectOk: false },
     { id: 'feast-express-repeat', server: 'feast-express', label: 'feast-authz on Express, one token repeated', tokens: fixture.repeatToken, expectOk: true },
     { id: 'bare-express', server: 'bare-express', label: 'bare Express (the ceiling of the line above)', tokens: fixture.repeatToken, expectOk: true },
     ...(fixture.kube === undefined ? [] : [{ id: 'feast-kubernetes', server: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', tokens: fixture.kube.token, expectOk: true }])
   ]
-  for (const target of profiled) {
+  for (const target of profiled.filter((t) => settings.only === undefined || settings.only.includes(t.id))) {
     const scenarioDir = `${dir}${target.id}/`
     const extraEnv: Record<string, string> = target.server === 'feast-kubernetes' && fixture.kube !== undefined ? { KUBECONFIG: fixture.kube.kubeconfigPath } : {}
     const server = await startServer(target.server, { cores: fixture.cores, env: configEnv(fixture, extraEnv), nodeFlags: ['--cpu-prof', '--cpu-prof-dir', scenarioDir] })
