@@ -13,12 +13,18 @@ export function principalFromClaims (payload: Readonly<Record<string, unknown>>,
   if (username === undefined) {
     throw new AuthError('missing_username', `the token has no username claim: expected one of ${USERNAME_CLAIMS.join(', ')}`)
   }
-  return createPrincipal({
-    username,
-    roles: [...clientRoles(payload, clientId), ...strings(own(payload, 'roles'))],
-    groups: strings(own(payload, 'groups')),
-    source: 'oidc'
-  })
+  const roles: string[] = []
+  if (clientId !== undefined) {
+    const access = own(payload, 'resource_access')
+    if (isRecord(access)) {
+      const client = own(access, clientId)
+      if (isRecord(client)) addStrings(roles, own(client, 'roles'))
+    }
+  }
+  addStrings(roles, own(payload, 'roles'))
+  const groups: string[] = []
+  addStrings(groups, own(payload, 'groups'))
+  return createPrincipal({ username, roles, groups, source: 'oidc' })
 }
 
 function readUsername (payload: Readonly<Record<string, unknown>>): string | undefined {
@@ -27,14 +33,6 @@ function readUsername (payload: Readonly<Record<string, unknown>>): string | und
     if (typeof value === 'string' && value !== '') return value
   }
   return undefined
-}
-
-function clientRoles (payload: Readonly<Record<string, unknown>>, clientId: string | undefined): string[] {
-  if (clientId === undefined) return []
-  const access = own(payload, 'resource_access')
-  if (!isRecord(access)) return []
-  const client = own(access, clientId)
-  return isRecord(client) ? strings(own(client, 'roles')) : []
 }
 
 // Claims are attacker-shaped JSON: never follow the prototype chain.
@@ -46,6 +44,8 @@ function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function strings (value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : []
+// Appends the non-empty strings of `value` when it is a list; anything else adds nothing.
+function addStrings (into: string[], value: unknown): void {
+  if (!Array.isArray(value)) return
+  for (const item of value as unknown[]) if (typeof item === 'string' && item !== '') into.push(item)
 }
