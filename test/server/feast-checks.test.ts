@@ -67,9 +67,9 @@ describe('Fastify reference server: data frames', () => {
   })
 })
 
-describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
-  const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
+const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
 
+describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
   test('without a view list: online, enabled feature, batch and stream views, and enabled on-demand views that write online', async () => {
     const reply = await post('writer', '/materialize', WINDOW)
     assert.equal(reply.status, 200, reply.text)
@@ -97,6 +97,43 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
     const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: ['transaction_gt_last_credit_card_due'] })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.materialized, ['transaction_gt_last_credit_card_due'])
+  })
+})
+
+describe('Fastify reference server: POST /materialize when Feast\'s default set is empty', () => {
+  // Only views Feast leaves out of its default set: not online, disabled, on-demand without write_to_online_store.
+  const NOTHING_TO_MATERIALIZE = `
+project: credit
+feature_views:
+  - name: archive
+    entities: [dob_ssn]
+    features: [archived]
+    online: false
+  - name: retired
+    entities: [dob_ssn]
+    features: [old_score]
+    enabled: false
+  - name: archive_ratio
+    kind: OnDemandFeatureView
+    entities: [dob_ssn]
+    features: [ratio]
+    sources: [archive]
+`
+  const empty = useReferenceServer(() => ({ registry: loadYamlCatalogFile({ yaml: NOTHING_TO_MATERIALIZE, source: 'nothing-to-materialize.yaml' }) }))
+
+  test('materializes nothing and answers 200, even to a caller who may write no view (Feast asserts no permission)', async () => {
+    for (const user of ['writer', 'nobody'] as const) {
+      for (const [path, body] of [['/materialize', WINDOW], ['/materialize-incremental', { end_ts: WINDOW.end_ts }]] as const) {
+        const reply = await postAs(empty.base, empty.tokens[user], path, body)
+        assert.equal(reply.status, 200, `${user} ${path}: ${reply.text}`)
+        assert.deepEqual(reply.body, { materialized: [] })
+      }
+    }
+  })
+
+  test('still needs an authenticated caller: 401 without a token', async () => {
+    const response = await fetch(`${empty.base}/materialize-incremental`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ end_ts: WINDOW.end_ts }) })
+    assert.equal(response.status, 401)
   })
 })
 
