@@ -77,11 +77,13 @@ export const writeToOnlineStoreSchema = {
 export interface MaterializeBody {
   readonly start_ts?: string
   readonly end_ts: string
-  readonly feature_views?: readonly string[]
+  /** Absent or null: Feast's default set; a list, even an empty one: exactly those views. */
+  readonly feature_views?: readonly string[] | null
 }
 
 const timestamp = { type: 'string', minLength: 1 } as const
-const viewList = { type: 'array', items: { type: 'string', minLength: 1 } } as const
+// Null is Feast's `None` (pydantic's Optional), the default set, as when the field is absent.
+const viewList = { type: ['array', 'null'], items: { type: 'string', minLength: 1 } } as const
 
 export const materializeSchema = {
   type: 'object',
@@ -126,18 +128,19 @@ export function requireView (registry: FeatureCatalog, name: string): FeatureVie
 }
 
 /**
- * The views a materialization covers: the named ones (an unknown name is a 404), or Feast's
- * default set (`FeatureStore._get_feature_views_to_materialize`): feature views and stream feature
- * views that are online and enabled, and on-demand views that write to the online store and are
- * enabled. Whether a named view can be materialized is judged after the permission check
- * ({@link checkMaterializable}).
+ * The views a materialization covers, as Feast's `FeatureStore._get_feature_views_to_materialize`
+ * resolves them: the named ones (an unknown name is a 404), or, when no list is given (absent or
+ * null), the default set: feature views and stream feature views that are online and enabled,
+ * and on-demand views that write to the online store and are enabled. Whether a named view can be
+ * materialized is judged after the permission check ({@link checkMaterializable}).
  */
 export function materializedViews (registry: FeatureCatalog, body: MaterializeBody): readonly FeatureViewDef[] {
   for (const field of ['start_ts', 'end_ts'] as const) {
     const value = body[field]
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
   }
-  if (body.feature_views === undefined || body.feature_views.length === 0) {
+  // Only Feast's `None` selects the default set: an empty list names no view, so nothing is materialized.
+  if (body.feature_views === undefined || body.feature_views === null) {
     return registry.featureViews().filter((view) => view.disabled !== true && (view.kind === 'OnDemandFeatureView'
       ? view.writeToOnlineStore === true
       : view.kind !== 'LabelView' && view.online !== false))

@@ -6,7 +6,7 @@
  * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view and each on-demand view's sources |
  * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source |
  * | `POST /write-to-online-store` | WRITE_ONLINE on the view |
- * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each named view, or on Feast's default set |
+ * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view in `feature_views`, or on Feast's default set; none for no view |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { checkReadBody, readFeatures, readTarget } from './online-read.ts'

@@ -78,6 +78,26 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
     assert.deepEqual(incremental.body.materialized, reply.body.materialized)
   })
 
+  test('an empty view list names no view: nothing is materialized, not the default set', async () => {
+    for (const [path, body] of [['/materialize', { ...WINDOW, feature_views: [] }], ['/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: [] }]] as const) {
+      const reply = await post('writer', path, body)
+      assert.equal(reply.status, 200, `${path}: ${reply.text}`)
+      assert.deepEqual(reply.body, { materialized: [] })
+    }
+  })
+
+  test('an empty view list asks no permission: 200 for a caller who may write no view', async () => {
+    const reply = await post('nobody', '/materialize', { ...WINDOW, feature_views: [] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body, { materialized: [] })
+  })
+
+  test('a null view list is Feast\'s None: the default set, as when the list is absent', async () => {
+    const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: null })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['credit_history', 'zipcode_features', 'live_payments', 'batch_scores', 'transaction_gt_last_credit_card_due'])
+  })
+
   test('a named view Feast would not materialize is 422 for a caller who may write it', async () => {
     for (const [name, reason] of [['retired_scores', /is disabled/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]] as const) {
       const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: [name] })
