@@ -148,12 +148,18 @@ export function materializedViews (registry: FeatureCatalog, body: MaterializeBo
   return body.feature_views.map((name) => requireView(registry, name))
 }
 
-/** Refuses (422) a named view Feast would not materialize: a label view, a disabled view, an on-demand view that is not written online. */
+/**
+ * Refuses (422) a named view Feast would not materialize, with Feast's checks in Feast's order: a
+ * label view, a disabled view, a view that is neither online nor offline, an on-demand view that
+ * is not written online.
+ */
 export function checkMaterializable (views: readonly FeatureViewDef[]): void {
   for (const view of views) {
     const name = JSON.stringify(view.name)
     if (view.kind === 'LabelView') throw unprocessable(`feature view ${name} is a LabelView and cannot be materialized (labels are pushed)`)
     if (view.disabled === true) throw unprocessable(`feature view ${name} is disabled; enable it before materializing`)
+    // Feast lets a named view that is not online through when it writes offline (its `offline` flag).
+    if (view.online === false && view.offline !== true) throw unprocessable(`feature view ${name} is not served online (online: false) and does not write offline, so it cannot be materialized`)
     if (view.kind === 'OnDemandFeatureView' && view.writeToOnlineStore !== true) throw unprocessable(`feature view ${name} is an OnDemandFeatureView without write_to_online_store and cannot be materialized`)
   }
 }

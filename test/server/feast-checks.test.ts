@@ -99,7 +99,9 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
   })
 
   test('a named view Feast would not materialize is 422 for a caller who may write it', async () => {
-    for (const [name, reason] of [['retired_scores', /is disabled/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]] as const) {
+    for (const [name, reason] of [
+      ['retired_scores', /is disabled/], ['offline_only', /is not served online/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]
+    ] as const) {
       const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: [name] })
       assert.equal(reply.status, 422, `${name}: ${reply.text}`)
       assert.match(reply.body.message, reason)
@@ -107,10 +109,16 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
   })
 
   test('... and 403, saying nothing more, for a caller who may not', async () => {
-    for (const name of ['retired_scores', 'zipcode_density', 'loan_labels']) {
+    for (const name of ['retired_scores', 'offline_only', 'zipcode_density', 'loan_labels']) {
       const reply = await post('reader', '/materialize', { ...WINDOW, feature_views: [name] })
       assert.equal(reply.status, 403, `${name}: ${reply.text}`)
     }
+  })
+
+  test('a named view that is not online but writes offline is materialized, as Feast does', async () => {
+    const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: ['written_offline'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['written_offline'])
   })
 
   test('a named on-demand view that writes to the online store is materialized', async () => {
@@ -163,7 +171,7 @@ describe('Fastify reference server: GET /api/v1/feature_views lists what Feast\'
     const body = await response.json() as { featureViews: Array<{ type: string, spec: { name: string } }> }
     assert.deepEqual(body.featureViews.map((view) => `${view.type}:${view.spec.name}`), [
       'FeatureView:credit_history', 'FeatureView:zipcode_features', 'StreamFeatureView:live_payments', 'BatchFeatureView:batch_scores',
-      'FeatureView:offline_only', 'FeatureView:retired_scores', 'OnDemandFeatureView:transaction_gt_last_credit_card_due', 'OnDemandFeatureView:zipcode_density'
+      'FeatureView:offline_only', 'FeatureView:written_offline', 'FeatureView:retired_scores', 'OnDemandFeatureView:transaction_gt_last_credit_card_due', 'OnDemandFeatureView:zipcode_density'
     ])
   })
 })
