@@ -33,6 +33,11 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly sources?: readonly string[]
   /** Feature, batch and stream views: Feast's `online` (served from the online store). */
   readonly online?: boolean
+  /**
+   * Feature and batch views: Feast's `offline` (written to the offline store); absent when false.
+   * Feast's stream feature view spec has no such field, so a stream view read back never has it.
+   */
+  readonly offline?: boolean
   /** Feast's `disabled` (its `enabled` is `not disabled`); absent when false. */
   readonly disabled?: boolean
   /** On-demand views: Feast's `write_to_online_store` (transform on write, materialized). */
@@ -198,6 +203,7 @@ function viewOf (type: 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView',
     ...optional('streamSource', stream?.name),
     ...(stream !== undefined && isPushSource(stream) ? optional('pushSource', stream.name) : {}),
     online: spec.online ?? false,
+    ...flag('offline', 'offline' in spec ? spec.offline : undefined),
     ...flag('disabled', spec.disabled)
   }
 }

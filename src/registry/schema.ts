@@ -78,6 +78,8 @@ const MESSAGES = {
     stream_source: message(9, 'DataSource'),
     description: string(10),
     owner: string(11),
+    // Written to the offline store: Feast materializes a named view that is not online when this is set.
+    offline: bool(13),
     // Only its presence is read: Feast loads a feature view with a transformation as a BatchFeatureView.
     feature_transformation: message(15, 'FeatureTransformationV2'),
     disabled: bool(20)

@@ -83,6 +83,7 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
   return {
     ...common,
     pushSource: view.pushSource,
+    ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
   }

@@ -15,7 +15,7 @@ export function loadYamlCatalogFile (input: string | { yaml: string, source?: st
 }
 
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
-const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'online', 'enabled', 'write_to_online_store']
+const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'online', 'offline', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
 /** Column of a sample row (and of pushed data) holding the event time. */
 export const EVENT_TIMESTAMP = 'event_timestamp'
@@ -77,10 +77,13 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   onlyFor('sources', onDemand, 'on-demand')
   onlyFor('write_to_online_store', onDemand, 'on-demand')
   onlyFor('online', !onDemand, 'non-on-demand')
+  // Feast's stream feature view spec has no `offline`: a registry never gives a stream view one.
+  onlyFor('offline', kind === 'FeatureView' || kind === 'BatchFeatureView', 'FeatureView and BatchFeatureView')
   if (onDemand && view.sources === undefined) fail([...path, 'kind'], 'an OnDemandFeatureView needs sources: the feature views it reads (READ_ONLINE is checked on each of them)')
   const flags = {
     ...(onDemand ? { sources: stringList(view.sources, [...path, 'sources'], fail) } : {}),
     ...optionalFlag('online', view.online, [...path, 'online'], fail),
+    ...optionalFlag('offline', view.offline, [...path, 'offline'], fail),
     ...(boolean(view.enabled, [...path, 'enabled'], fail) === false ? { disabled: true } : {}),
     ...optionalFlag('writeToOnlineStore', view.write_to_online_store, [...path, 'write_to_online_store'], fail)
   }

@@ -29,6 +29,11 @@ export interface FeatureViewDef {
   readonly sources?: readonly string[] | undefined
   /** Served online (Feast's `online`; default true). Only online views are materialized by default. */
   readonly online?: boolean | undefined
+  /**
+   * Feature and batch views: written to the offline store (Feast's `offline`; default false).
+   * Feast materializes a view named explicitly that is not online only when this is set.
+   */
+  readonly offline?: boolean | undefined
   /** Disabled for serving and materialization (Feast's `enabled=False`; default false). */
   readonly disabled?: boolean | undefined
   /** On-demand views: their results are written to the online store, so they are materialized. */

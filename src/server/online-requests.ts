@@ -77,11 +77,13 @@ export const writeToOnlineStoreSchema = {
 export interface MaterializeBody {
   readonly start_ts?: string
   readonly end_ts: string
-  readonly feature_views?: readonly string[]
+  /** Absent or null: Feast's default set; a list, even an empty one: exactly those views. */
+  readonly feature_views?: readonly string[] | null
 }
 
 const timestamp = { type: 'string', minLength: 1 } as const
-const viewList = { type: 'array', items: { type: 'string', minLength: 1 } } as const
+// Null is Feast's `None` (pydantic's Optional), the default set, as when the field is absent.
+const viewList = { type: ['array', 'null'], items: { type: 'string', minLength: 1 } } as const
 
 export const materializeSchema = {
   type: 'object',
@@ -126,18 +128,19 @@ export function requireView (registry: FeatureCatalog, name: string): FeatureVie
 }
 
 /**
- * The views a materialization covers: the named ones (an unknown name is a 404), or Feast's
- * default set (`FeatureStore._get_feature_views_to_materialize`): feature views and stream feature
- * views that are online and enabled, and on-demand views that write to the online store and are
- * enabled. Whether a named view can be materialized is judged after the permission check
- * ({@link checkMaterializable}).
+ * The views a materialization covers, as Feast's `FeatureStore._get_feature_views_to_materialize`
+ * resolves them: the named ones (an unknown name is a 404), or, when no list is given (absent or
+ * null), the default set: feature views and stream feature views that are online and enabled,
+ * and on-demand views that write to the online store and are enabled. Whether a named view can be
+ * materialized is judged after the permission check ({@link checkMaterializable}).
  */
 export function materializedViews (registry: FeatureCatalog, body: MaterializeBody): readonly FeatureViewDef[] {
   for (const field of ['start_ts', 'end_ts'] as const) {
     const value = body[field]
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
   }
-  if (body.feature_views === undefined || body.feature_views.length === 0) {
+  // Only Feast's `None` selects the default set: an empty list names no view, so nothing is materialized.
+  if (body.feature_views === undefined || body.feature_views === null) {
     return registry.featureViews().filter((view) => view.disabled !== true && (view.kind === 'OnDemandFeatureView'
       ? view.writeToOnlineStore === true
       : view.kind !== 'LabelView' && view.online !== false))
@@ -145,12 +148,18 @@ export function materializedViews (registry: FeatureCatalog, body: MaterializeBo
   return body.feature_views.map((name) => requireView(registry, name))
 }
 
-/** Refuses (422) a named view Feast would not materialize: a label view, a disabled view, an on-demand view that is not written online. */
+/**
+ * Refuses (422) a named view Feast would not materialize, with Feast's checks in Feast's order: a
+ * label view, a disabled view, a view that is neither online nor offline, an on-demand view that
+ * is not written online.
+ */
 export function checkMaterializable (views: readonly FeatureViewDef[]): void {
   for (const view of views) {
     const name = JSON.stringify(view.name)
     if (view.kind === 'LabelView') throw unprocessable(`feature view ${name} is a LabelView and cannot be materialized (labels are pushed)`)
     if (view.disabled === true) throw unprocessable(`feature view ${name} is disabled; enable it before materializing`)
+    // Feast lets a named view that is not online through when it writes offline (its `offline` flag).
+    if (view.online === false && view.offline !== true) throw unprocessable(`feature view ${name} is not served online (online: false) and does not write offline, so it cannot be materialized`)
     if (view.kind === 'OnDemandFeatureView' && view.writeToOnlineStore !== true) throw unprocessable(`feature view ${name} is an OnDemandFeatureView without write_to_online_store and cannot be materialized`)
   }
 }

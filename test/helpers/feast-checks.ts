@@ -40,6 +40,11 @@ feature_views:
     entities: [dob_ssn]
     features: [archived]
     online: false
+  - name: written_offline
+    entities: [dob_ssn]
+    features: [history]
+    online: false
+    offline: true
   - name: retired_scores
     entities: [dob_ssn]
     features: [old_score]

@@ -107,6 +107,13 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.deepEqual(flags(view('OnDemandFeatureView', 'amount_check')), { online: undefined, disabled: true, writeToOnlineStore: false })
   })
 
+  it('reads offline (field 13) of feature views: what lets Feast materialize a named view that is not online', () => {
+    assert.equal(view('FeatureView', 'user_history').offline, true)
+    assert.equal(view('FeatureView', 'user_stats').offline, true)
+    assert.equal(view('BatchFeatureView', 'user_stats_batch').offline, undefined)
+    assert.equal(view('StreamFeatureView', 'user_stream').offline, undefined)
+  })
+
   it('reads a stream view fed by a push source, and an on-demand view\'s sources', () => {
     assert.equal(view('StreamFeatureView', 'user_stream').pushSource, 'user_push')
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats', 'request_amount'])

@@ -76,6 +76,16 @@ describe('the registry YAML file', () => {
     assert.equal(derived?.writeToOnlineStore, true)
   })
 
+  test('offline loads on feature and batch feature views', () => {
+    const registry = load(`${VIEW}    online: false\n    offline: true\n  - name: scores\n    kind: BatchFeatureView\n    entities: [driver_id]\n    features: [score]\n    offline: true\n`)
+    assert.equal(registry.featureView('stats')?.offline, true)
+    assert.equal(registry.featureView('scores')?.offline, true)
+  })
+
+  test('offline on a stream view is refused: Feast\'s stream view spec has no such field', () => {
+    assert.throws(() => load('project: p\nfeature_views:\n  - name: live\n    kind: StreamFeatureView\n    entities: [driver_id]\n    features: [rate]\n    offline: true\n'), /feature_views\[0\]\.offline: only FeatureView and BatchFeatureView views take offline/)
+  })
+
   test('an on-demand view without sources is refused: reading it is checked against them', () => {
     assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n`), /registry\.yaml:7:5: feature_views\[1\]\.kind: an OnDemandFeatureView needs sources/)
   })

@@ -67,9 +67,9 @@ describe('Fastify reference server: data frames', () => {
   })
 })
 
-describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
-  const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
+const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
 
+describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
   test('without a view list: online, enabled feature, batch and stream views, and enabled on-demand views that write online', async () => {
     const reply = await post('writer', '/materialize', WINDOW)
     assert.equal(reply.status, 200, reply.text)
@@ -78,8 +78,30 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
     assert.deepEqual(incremental.body.materialized, reply.body.materialized)
   })
 
+  test('an empty view list names no view: nothing is materialized, not the default set', async () => {
+    for (const [path, body] of [['/materialize', { ...WINDOW, feature_views: [] }], ['/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: [] }]] as const) {
+      const reply = await post('writer', path, body)
+      assert.equal(reply.status, 200, `${path}: ${reply.text}`)
+      assert.deepEqual(reply.body, { materialized: [] })
+    }
+  })
+
+  test('an empty view list asks no permission: 200 for a caller who may write no view', async () => {
+    const reply = await post('nobody', '/materialize', { ...WINDOW, feature_views: [] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body, { materialized: [] })
+  })
+
+  test('a null view list is Feast\'s None: the default set, as when the list is absent', async () => {
+    const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: null })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['credit_history', 'zipcode_features', 'live_payments', 'batch_scores', 'transaction_gt_last_credit_card_due'])
+  })
+
   test('a named view Feast would not materialize is 422 for a caller who may write it', async () => {
-    for (const [name, reason] of [['retired_scores', /is disabled/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]] as const) {
+    for (const [name, reason] of [
+      ['retired_scores', /is disabled/], ['offline_only', /is not served online/], ['zipcode_density', /without write_to_online_store/], ['loan_labels', /is a LabelView/]
+    ] as const) {
       const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: [name] })
       assert.equal(reply.status, 422, `${name}: ${reply.text}`)
       assert.match(reply.body.message, reason)
@@ -87,10 +109,16 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
   })
 
   test('... and 403, saying nothing more, for a caller who may not', async () => {
-    for (const name of ['retired_scores', 'zipcode_density', 'loan_labels']) {
+    for (const name of ['retired_scores', 'offline_only', 'zipcode_density', 'loan_labels']) {
       const reply = await post('reader', '/materialize', { ...WINDOW, feature_views: [name] })
       assert.equal(reply.status, 403, `${name}: ${reply.text}`)
     }
+  })
+
+  test('a named view that is not online but writes offline is materialized, as Feast does', async () => {
+    const reply = await post('writer', '/materialize', { ...WINDOW, feature_views: ['written_offline'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['written_offline'])
   })
 
   test('a named on-demand view that writes to the online store is materialized', async () => {
@@ -100,13 +128,50 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
   })
 })
 
+describe('Fastify reference server: POST /materialize when Feast\'s default set is empty', () => {
+  // Only views Feast leaves out of its default set: not online, disabled, on-demand without write_to_online_store.
+  const NOTHING_TO_MATERIALIZE = `
+project: credit
+feature_views:
+  - name: archive
+    entities: [dob_ssn]
+    features: [archived]
+    online: false
+  - name: retired
+    entities: [dob_ssn]
+    features: [old_score]
+    enabled: false
+  - name: archive_ratio
+    kind: OnDemandFeatureView
+    entities: [dob_ssn]
+    features: [ratio]
+    sources: [archive]
+`
+  const empty = useReferenceServer(() => ({ registry: loadYamlCatalogFile({ yaml: NOTHING_TO_MATERIALIZE, source: 'nothing-to-materialize.yaml' }) }))
+
+  test('materializes nothing and answers 200, even to a caller who may write no view (Feast asserts no permission)', async () => {
+    for (const user of ['writer', 'nobody'] as const) {
+      for (const [path, body] of [['/materialize', WINDOW], ['/materialize-incremental', { end_ts: WINDOW.end_ts }]] as const) {
+        const reply = await postAs(empty.base, empty.tokens[user], path, body)
+        assert.equal(reply.status, 200, `${user} ${path}: ${reply.text}`)
+        assert.deepEqual(reply.body, { materialized: [] })
+      }
+    }
+  })
+
+  test('still needs an authenticated caller: 401 without a token', async () => {
+    const response = await fetch(`${empty.base}/materialize-incremental`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ end_ts: WINDOW.end_ts }) })
+    assert.equal(response.status, 401)
+  })
+})
+
 describe('Fastify reference server: GET /api/v1/feature_views lists what Feast\'s registry server lists', () => {
   test('feature, batch, stream and on-demand views; label views are not listed', async () => {
     const response = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const body = await response.json() as { featureViews: Array<{ type: string, spec: { name: string } }> }
     assert.deepEqual(body.featureViews.map((view) => `${view.type}:${view.spec.name}`), [
       'FeatureView:credit_history', 'FeatureView:zipcode_features', 'StreamFeatureView:live_payments', 'BatchFeatureView:batch_scores',
-      'FeatureView:offline_only', 'FeatureView:retired_scores', 'OnDemandFeatureView:transaction_gt_last_credit_card_due', 'OnDemandFeatureView:zipcode_density'
+      'FeatureView:offline_only', 'FeatureView:written_offline', 'FeatureView:retired_scores', 'OnDemandFeatureView:transaction_gt_last_credit_card_due', 'OnDemandFeatureView:zipcode_density'
     ])
   })
 })

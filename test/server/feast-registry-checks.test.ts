@@ -12,8 +12,8 @@ import { catalogFromFeastRegistry } from '../../src/server/catalog-from-feast.ts
 import { encodeRegistry } from '../../src/registry/encode.ts'
 import { useReferenceServer, postAs } from '../helpers/feast-checks.ts'
 
-const view = (name: string, online: boolean, disabled = false) => ({
-  spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], batch_source: { name: `${name}_source`, type: 1 }, online, disabled }
+const view = (name: string, online: boolean, { disabled = false, offline = false } = {}) => ({
+  spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], batch_source: { name: `${name}_source`, type: 1 }, online, offline, disabled }
 })
 const onDemand = (name: string, writeToOnlineStore: boolean) => ({
   spec: {
@@ -31,7 +31,7 @@ const REGISTRY = encodeRegistry({
   version_id: 'checks',
   projects: [{ spec: { name: 'credit' } }],
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
-  feature_views: [view('credit_history', true), view('archive', false), view('retired', true, true)],
+  feature_views: [view('credit_history', true), view('archive', false), view('archive_written_offline', false, { offline: true }), view('retired', true, { disabled: true })],
   on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
   label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }]
 })
@@ -68,12 +68,24 @@ describe('the reference server over a Feast registry file', () => {
     assert.deepEqual(reply.body.materialized, ['credit_history', 'written_on_demand'])
   })
 
+  test('a named view that is neither online nor offline is 422 for a caller who may write it', async () => {
+    const reply = await postAs(served.base, served.tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z', feature_views: ['archive'] })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /"archive" is not served online/)
+  })
+
+  test('a named view that is not online but has Feast\'s offline flag is materialized', async () => {
+    const reply = await postAs(served.base, served.tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z', feature_views: ['archive_written_offline'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['archive_written_offline'])
+  })
+
   test('a label view is read with READ_ONLINE on LabelView, and not listed by GET /api/v1/feature_views', async () => {
     const read = await postAs(served.base, served.tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['1'] } })
     assert.equal(read.status, 200, read.text)
     const listed = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
-    assert.deepEqual(names, ['credit_history', 'archive', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
+    assert.deepEqual(names, ['credit_history', 'archive', 'archive_written_offline', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {
