@@ -38,9 +38,26 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The route's `config.feastAuthz` as the plugin's onRequest hook read it (`false`: the route has
+ * none), so that the permission preHandler does not build Fastify's `routeOptions` a second
+ * time. `null` (not read) sends the preHandler to `routeOptions` itself: it never relies on a
+ * value another hook failed to set.
+ */
+export const ROUTE_AUTHZ = Symbol('feast-authz route config')
+
+interface RouteAuthzCarrier { [ROUTE_AUTHZ]: { readonly permission?: FastifyPermissionSpec } | false | null }
+
+/** Reads the route's feast-authz settings once per request, for both hooks. */
+export function readRouteAuthz<T extends { readonly permission?: FastifyPermissionSpec }> (request: FastifyRequest, route: T | undefined): T | undefined {
+  (request as unknown as RouteAuthzCarrier)[ROUTE_AUTHZ] = route ?? false
+  return route
+}
+
 /** Adds the decorator and the route-config hook to `fastify` (called by the plugin). */
 export function registerPermissionSupport (fastify: FastifyInstance, gate: PermissionGate): void {
   fastify.decorateRequest('permittedResources', null)
+  fastify.decorateRequest(ROUTE_AUTHZ, null)
   // The route's types only narrow what the spec's callbacks see: one implementation.
   fastify.decorate('requirePermission', ((spec: FastifyPermissionSpec): preHandlerAsyncHookHandler => {
     const compiled = gate.compile(spec)
@@ -68,7 +85,8 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
   })
   // A callback hook: routes without a permission pay one property lookup, no promise.
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    const spec = request.routeOptions.config.feastAuthz?.permission
+    const route = (request as unknown as RouteAuthzCarrier)[ROUTE_AUTHZ]
+    const spec = (route === null ? request.routeOptions.config.feastAuthz : route || undefined)?.permission
     if (spec === undefined) { done(); return }
     let compiled: CompiledPermissionSpec<FastifyRequest>
     try {

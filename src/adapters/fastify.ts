@@ -7,7 +7,7 @@ import type { FeastRegistry } from '../registry/feast-registry.ts'
 import { createAuthzCore } from './core.ts'
 import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
 import { checkOptions, text, type OptionRules } from '../base/option-rules.ts'
-import { registerPermissionSupport, type FastifyPermissionSpec } from './fastify-permissions.ts'
+import { readRouteAuthz, registerPermissionSupport, type FastifyPermissionSpec } from './fastify-permissions.ts'
 
 /** Per-route settings, under `config.feastAuthz` of a route. */
 export interface RouteAuthzConfig {
@@ -91,7 +91,7 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   // onRequest, not preHandler: an anonymous caller never makes us read or parse a body.
   // A callback hook, so that a cached token (answered synchronously) costs no promise.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    if (request.routeOptions.config.feastAuthz?.public === true) { done(); return }
+    if (readRouteAuthz(request, request.routeOptions.config.feastAuthz)?.public === true) { done(); return }
     authenticate(request, reply, done, request.headers, request.raw.rawHeaders, options.logger ?? request.log)
   })
 

@@ -56,7 +56,11 @@ function sextet (code: number): number {
  * (bytes that were not UTF-8, which jose refuses) is undefined too.
  */
 export function decodeJsonSegment (segment: string, refuseReplacement = false): Record<string, unknown> | undefined {
-  const text = Buffer.from(segment, 'base64url').toString('utf8')
+  return parseJsonObject(Buffer.from(segment, 'base64url').toString('utf8'), refuseReplacement)
+}
+
+/** The JSON object `text` holds, with the rules of {@link decodeJsonSegment}: undefined for anything else. */
+export function parseJsonObject (text: string, refuseReplacement = false): Record<string, unknown> | undefined {
   if (refuseReplacement && text.includes('\uFFFD')) return undefined
   let value: unknown
   try {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { feastAuthz } from '../../src/adapters/fastify.ts'
+import { ROUTE_AUTHZ } from '../../src/adapters/fastify-permissions.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import type { Resource } from '../../src/permissions/model.ts'
 import { createPrincipal } from '../../src/base/principal.ts'
@@ -187,6 +188,19 @@ describe('route-config permissions and registration order', () => {
       assert.equal((await app.inject({ url: '/early', headers: bearer('nobody') })).statusCode, 403)
       assert.equal((await app.inject({ url: '/early', headers: bearer('reader') })).statusCode, 200)
       assert.equal((await app.inject({ url: '/early' })).statusCode, 401)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('the permission preHandler reads the route config itself when onRequest left it no copy', async () => {
+    const { app } = await buildApp()
+    // A hook between the two clears what the plugin's onRequest kept for the preHandler.
+    app.addHook('preParsing', async (request) => { (request as unknown as Record<symbol, unknown>)[ROUTE_AUTHZ] = null })
+    app.get('/kept', { config: { feastAuthz: { permission: { resources: view('driver_stats'), actions: 'DESCRIBE' } } } }, async () => ({ ok: true }))
+    try {
+      assert.equal((await app.inject({ url: '/kept', headers: bearer('nobody') })).statusCode, 403)
+      assert.equal((await app.inject({ url: '/kept', headers: bearer('reader') })).statusCode, 200)
     } finally {
       await app.close()
     }

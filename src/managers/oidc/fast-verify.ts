@@ -1,5 +1,5 @@
 import { createPublicKey, verify as verifySignature, constants, type JsonWebKey, type KeyObject } from 'node:crypto'
-import { decodeJsonSegment } from '../../base/jwt-segments.ts'
+import { decodeJsonSegment, parseJsonObject } from '../../base/jwt-segments.ts'
 
 /**
  * Signature checking with `node:crypto` key objects prepared once per JWKS key,
@@ -182,22 +182,41 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   const key = pickKey(candidates, header.alg, rule)
   if (key === undefined) return undefined
 
-  const signature = Buffer.from(token.slice(second + 1), 'base64url')
-  const signingInput = Buffer.from(token.slice(0, second), 'latin1')
+  // The signing input, the signature and the payload are decoded into one buffer (see `scratch`).
+  const buffer = bufferFor(token.length)
+  const signingInputEnd = buffer.write(token, 0, second, 'latin1')
+  const signatureEnd = signingInputEnd + buffer.write(token.slice(second + 1), signingInputEnd, 'base64url')
   let valid: boolean
   try {
-    valid = verifySignature(rule.hash, signingInput, rule.pss === undefined
+    valid = verifySignature(rule.hash, buffer.subarray(0, signingInputEnd), rule.pss === undefined
       ? { key: key.key, dsaEncoding: 'ieee-p1363' }
-      : { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: rule.pss }, signature)
+      : { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: rule.pss }, buffer.subarray(signingInputEnd, signatureEnd))
   } catch {
     return undefined
   }
   if (!valid) return BAD_SIGNATURE
 
+  const payloadEnd = signatureEnd + buffer.write(token.slice(first + 1, second), signatureEnd, 'base64url')
   // jose decodes strictly: bytes that were not UTF-8 (or were U+FFFD) are left for jose to judge.
-  const payload = decodeJsonSegment(token.slice(first + 1, second), true)
+  const payload = parseJsonObject(buffer.toString('utf8', signatureEnd, payloadEnd), true)
   if (payload === undefined || !claimsAccepted(payload, rules, nowSeconds)) return undefined
   return { ok: true, payload, key }
+}
+
+/**
+ * One buffer reused for every token: `verifyFast` is synchronous, so no two tokens share it at
+ * once, and a token then costs no allocation (nor, every few tokens, a refill of Node's buffer
+ * pool) for its signing input, signature and payload. It holds a token of the default maximum
+ * length; a longer one (`maxTokenLength` raised) gets a buffer of its own. Only the bytes
+ * written for the current token are ever read.
+ */
+const SCRATCH_BYTES = 16 * 1024
+const scratch = Buffer.alloc(SCRATCH_BYTES)
+
+// The signing input takes a byte per character, and the two base64url segments decode to 3/4 of theirs.
+function bufferFor (tokenLength: number): Buffer {
+  const needed = 2 * tokenLength
+  return needed <= SCRATCH_BYTES ? scratch : Buffer.allocUnsafe(needed)
 }
 
 /** What the fast path reads from a protected header it can judge. */
