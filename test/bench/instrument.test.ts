@@ -11,7 +11,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose'
 import { parseCpuList } from '../../bench/lib/cores.ts'
 import { rotating, type LoadResult } from '../../bench/lib/load.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
-import { evaluateTargets, median, type ScenarioRuns } from '../../bench/lib/report.ts'
+import { evaluateTargets, median, quietMachine, type ScenarioRuns } from '../../bench/lib/report.ts'
 import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
 
 const ISSUER = 'https://idp.test.invalid'
@@ -134,6 +134,31 @@ describe('target verdicts', () => {
     assert.equal(verdictFor(12, 5), 'PASS')
     assert.equal(verdictFor(305, 5), 'FAIL')
     assert.equal(verdictFor(12, 40), 'FAIL')
+  })
+
+  test('a ratio target lists the same ratio within each round beside the medians', () => {
+    const rounds = (id: string, costs: number[]): ScenarioRuns => ({ id, label: id, peer: false, runs: costs.map((cost) => run(1e6 / cost, cost, 0.5)) })
+    const verdict = evaluateTargets({
+      basis: 'auto',
+      scenarios: [rounds('bare', [20, 30, 25]), rounds('feast-oidc-repeat', [21, 36, 25])],
+      crypto: undefined,
+      flood: undefined,
+      memory: undefined
+    }).find((v) => v.target.startsWith('OIDC, one token repeated'))!
+    assert.match(verdict.measured, /per round 0\.95×, 0\.83×, 1\.00×$/)
+  })
+
+  test('a reference whose CPU per request moves more than 10% between rounds marks the machine as not quiet', () => {
+    const rounds = (id: string, costs: number[]): ScenarioRuns => ({ id, label: id, peer: false, runs: costs.map((cost) => run(1e6 / cost, cost, 1)) })
+    const quiet = quietMachine([rounds('bare', [27, 28, 27.5]), rounds('verify-floor', [60, 62, 61])])
+    assert.equal(quiet.status, 'PASS')
+    const busy = quietMachine([rounds('bare', [27, 39, 28]), rounds('verify-floor', [60, 62, 61])])
+    assert.equal(busy.status, 'WARN')
+    assert.match(busy.measured, /bare 27\.0–39\.0 µs\/req \(44%\)/)
+  })
+
+  test('the quiet-machine check needs two rounds of a reference: one round says nothing of the noise', () => {
+    assert.equal(quietMachine([{ id: 'bare', label: 'bare', peer: false, runs: [run(30_000, 30, 1)] }]).status, 'SKIP')
   })
 
   test('a target whose scenarios were not run is SKIP, not PASS', () => {
