@@ -136,6 +136,11 @@ before(async () => {
   add('tampered payload', `${h}.${b64({ ...claims, preferred_username: 'admin' })}.${s}`)
   add('tampered signature', `${h}.${p}.${s.slice(0, 10)}${s[10] === 'A' ? 'B' : 'A'}${s.slice(11)}`)
   add('truncated signature', `${h}.${p}.${s.slice(0, -4)}`)
+  // Longer than the buffer the fast path shares between tokens (16 KiB holds a token of 8,192 characters).
+  const long = rawSign(rs, { alg: 'RS256', kid: 'rs' }, { ...claims, groups: Array.from({ length: 800 }, (_, i) => `feast-group-${i}`) })
+  const [lh, lp, ls] = long.split('.') as [string, string, string]
+  add('valid RS256 longer than the shared buffer', long)
+  add('tampered signature of a token longer than the shared buffer', `${lh}.${lp}.${ls.slice(0, 10)}${ls[10] === 'A' ? 'B' : 'A'}${ls.slice(11)}`)
   add('empty signature', `${h}.${p}.`)
   add('signature length that no base64 has', `${h}.${p}.${s}A`)
   add('non-canonical signature spelling (unused low bits set)', `${h}.${p}.${withLowBits(s)}`)
@@ -191,11 +196,15 @@ describe('the fast verification path against jose', () => {
 
   test('decides the common valid tokens itself instead of falling back to jose', async () => {
     const rules = ruleSets[1]![1]
-    for (const name of ['valid RS256', 'valid PS256', 'valid ES256', 'valid EdDSA', 'valid via SignJWT']) {
+    for (const name of ['valid RS256', 'valid PS256', 'valid ES256', 'valid EdDSA', 'valid via SignJWT', 'valid RS256 longer than the shared buffer']) {
       const entry = corpus.find((item) => item.name === name)!
       const result = await fastPathAccepts(entry.token, rules)
       assert.deepEqual(result, { accepted: true, decidedByFastPath: true }, name)
     }
+  })
+
+  test('a token longer than the shared buffer really is longer (the corpus covers the fallback buffer)', () => {
+    assert.ok(corpus.find((item) => item.name === 'valid RS256 longer than the shared buffer')!.token.length > 8192)
   })
 
   test('the corpus holds both accepted and rejected tokens', async () => {
