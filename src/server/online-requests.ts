@@ -2,7 +2,8 @@
  * The writing routes' request bodies (push, write-to-online-store, materialize; reads are in
  * online-read.ts): JSON schemas (so malformed bodies are refused before any handler runs) and
  * the pure steps from a valid body to what it touches (resources for the permission check, rows
- * for the store). Unknown names are 404, inconsistent bodies 422.
+ * for the store). Unknown names are 404 (a push source feeding no view: 422, as in Feast),
+ * inconsistent bodies 422.
  */
 import type { Action } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
@@ -202,10 +203,14 @@ export function pushTarget (body: PushBody): { to: PushTarget, actions: readonly
   return { to: to as PushTarget, actions: PUSH_TARGETS[to as PushTarget] }
 }
 
-/** The views fed by the push source; an unknown source is a 404. */
+/**
+ * The views fed by the push source. None (an unknown name, or a push source no view reads) is a
+ * 422, asking no permission, as in Feast: its handler asserts the permission on each view it
+ * found, so on none, and `FeatureStore.push` then raises `PushSourceNotFoundException` (HTTP 422).
+ */
 export function pushedViews (registry: FeatureCatalog, body: PushBody): readonly FeatureViewDef[] {
   const views = registry.viewsFedBy(body.push_source_name)
-  if (views.length === 0) throw notFound(`push source ${JSON.stringify(body.push_source_name)} feeds no feature view in the registry`)
+  if (views.length === 0) throw unprocessable(`push source ${JSON.stringify(body.push_source_name)} feeds no feature view in the registry`)
   return views
 }
 

@@ -4,7 +4,7 @@
  * | Route | Check |
  * |---|---|
  * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view and each on-demand view's sources |
- * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source |
+ * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source; none (a 422) when it feeds none |
  * | `POST /write-to-online-store` | WRITE_ONLINE on the view |
  * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view in `feature_views`, or on Feast's default set; none for no view |
  */

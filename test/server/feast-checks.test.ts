@@ -69,6 +69,22 @@ describe('Fastify reference server: data frames', () => {
 
 const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
 
+describe('Fastify reference server: POST /push to a push source that feeds no view', () => {
+  const PUSH_NOWHERE = { push_source_name: 'nowhere_push', df: { dob_ssn: ['1'] } }
+
+  test('is 422 naming the push source, as Feast\'s PushSourceNotFoundException', async () => {
+    const reply = await post('writer', '/push', PUSH_NOWHERE)
+    assert.equal(reply.status, 422, reply.text)
+    assert.equal(reply.body.message, 'push source "nowhere_push" feeds no feature view in the registry')
+  })
+
+  test('asks no permission: the same 422 for a caller who may write nothing', async () => {
+    const reply = await post('nobody', '/push', { ...PUSH_NOWHERE, to: 'online_and_offline' })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /feeds no feature view/)
+  })
+})
+
 describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
   test('without a view list: online, enabled feature, batch and stream views, and enabled on-demand views that write online', async () => {
     const reply = await post('writer', '/materialize', WINDOW)
