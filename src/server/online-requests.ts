@@ -2,7 +2,8 @@
  * The writing routes' request bodies (push, write-to-online-store, materialize; reads are in
  * online-read.ts): JSON schemas (so malformed bodies are refused before any handler runs) and
  * the pure steps from a valid body to what it touches (resources for the permission check, rows
- * for the store). Unknown names are 404, inconsistent bodies 422.
+ * for the store). Unknown names are 404 (a push source feeding no view: 422, as in Feast),
+ * inconsistent bodies 422.
  */
 import type { Action } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
@@ -74,28 +75,116 @@ export const writeToOnlineStoreSchema = {
   }
 } as const
 
+/**
+ * The fields of Feast's `MaterializeRequest` and `MaterializeIncrementalRequest`
+ * (`feature_server.py`); what pydantic types as `Optional` may be null here too.
+ */
 export interface MaterializeBody {
-  readonly start_ts?: string
-  readonly end_ts: string
+  /** `/materialize` only; with `disable_event_timestamp` neither timestamp is needed (nor read). */
+  readonly start_ts?: string | null
+  readonly end_ts?: string | null
   /** Absent or null: Feast's default set; a list, even an empty one: exactly those views. */
   readonly feature_views?: readonly string[] | null
+  /** `/materialize` only. */
+  readonly disable_event_timestamp?: boolean
+  /** Accepted and unused: nothing is copied, so no feature is named. */
+  readonly full_feature_names?: boolean
+  readonly version?: string | null
 }
 
-const timestamp = { type: 'string', minLength: 1 } as const
+const optionalTimestamp = { type: ['string', 'null'] } as const
 // Null is Feast's `None` (pydantic's Optional), the default set, as when the field is absent.
 const viewList = { type: ['array', 'null'], items: { type: 'string', minLength: 1 } } as const
+const flag = { type: 'boolean' } as const
+const version = { type: ['string', 'null'] } as const
 
+// Feast makes both timestamps optional (a missing one is refused by the handler, unless
+// disable_event_timestamp is set): so are they here, and checkMaterializeWindow refuses it.
 export const materializeSchema = {
   type: 'object',
-  required: ['start_ts', 'end_ts'],
-  properties: { start_ts: timestamp, end_ts: timestamp, feature_views: viewList }
+  properties: {
+    start_ts: optionalTimestamp,
+    end_ts: optionalTimestamp,
+    feature_views: viewList,
+    disable_event_timestamp: flag,
+    full_feature_names: flag,
+    version
+  }
 } as const
 
 export const materializeIncrementalSchema = {
   type: 'object',
   required: ['end_ts'],
-  properties: { end_ts: timestamp, feature_views: viewList }
+  properties: { end_ts: { type: 'string', minLength: 1 }, feature_views: viewList, full_feature_names: flag, version }
 } as const
+
+/**
+ * The query parameters of both materialize routes: the project, and Feast's `async` and `force`
+ * flags. A flag is one string (a repeated one is a 422), read by {@link queryFlag}.
+ */
+export const materializeQuerySchema = {
+  type: 'object',
+  properties: { project: { type: 'string' }, async: { type: 'string' }, force: { type: 'string' } }
+} as const
+
+// The strings pydantic reads as a boolean (case-insensitive), as FastAPI parses Feast's `bool` query parameters.
+const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes'])
+const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no'])
+
+/** A boolean query parameter read as Feast's server reads it; absent is false, anything else a 422. */
+export function queryFlag (query: Readonly<Record<string, unknown>> | undefined, name: string): boolean {
+  const value = query?.[name]
+  if (value === undefined) return false
+  const word = typeof value === 'string' ? value.toLowerCase() : undefined
+  if (word !== undefined && TRUE_WORDS.has(word)) return true
+  if (word !== undefined && FALSE_WORDS.has(word)) return false
+  throw unprocessable(`query parameter ${name} must be a boolean (true or false), got ${JSON.stringify(value)}`)
+}
+
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
+
+/**
+ * A time as Feast reads it (`make_tzaware(parser.parse(...))`): a date-time without an offset is
+ * UTC, not the server's local time (which is what `Date.parse` would make of it).
+ */
+function instant (value: string, field: string): number {
+  const time = Date.parse(LOCAL_DATE_TIME.test(value) ? `${value.replace(' ', 'T')}Z` : value)
+  if (Number.isNaN(time)) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
+  return time
+}
+
+/**
+ * The window of `POST /materialize`, checked as Feast's handler does (`_parse_materialize_timestamps`):
+ * with `disable_event_timestamp` the timestamps are not read at all (Feast materializes
+ * everything up to now); otherwise both are needed (an empty one counts as missing) and
+ * `start_ts` must be strictly before `end_ts`. Feast raises a plain ValueError, which its server
+ * turns into a 500; a bad body is a 422 here.
+ */
+export function checkMaterializeWindow (body: MaterializeBody): void {
+  if (body.disable_event_timestamp === true) return
+  const { start_ts: start, end_ts: end } = body
+  if (start === undefined || start === null || start === '' || end === undefined || end === null || end === '') {
+    throw unprocessable('start_ts and end_ts are both required unless disable_event_timestamp is true')
+  }
+  if (instant(start, 'start_ts') >= instant(end, 'end_ts')) throw unprocessable(`start_ts (${start}) must be before end_ts (${end})`)
+}
+
+/** The end of `POST /materialize-incremental`'s window (its start is each view's last materialization). */
+export function checkIncrementalWindow (body: MaterializeBody): void {
+  instant(body.end_ts ?? '', 'end_ts')
+}
+
+/**
+ * `version` (Feast's `_validate_materialize_version`): it needs `feature_views` naming exactly
+ * one view, then Feast's `registry.enable_online_feature_view_versioning`, without which Feast
+ * refuses it. The reference server keeps no view versions, so it refuses it too, as Feast does
+ * with versioning off (its default).
+ */
+export function checkMaterializeVersion (body: MaterializeBody): void {
+  if (body.version === undefined || body.version === null) return
+  if (body.feature_views?.length !== 1) throw unprocessable('version needs feature_views naming exactly one feature view')
+  throw unprocessable('version is not supported: the reference server keeps no feature view versions (Feast\'s registry.enable_online_feature_view_versioning)')
+}
 
 export type PushTarget = 'online' | 'offline' | 'online_and_offline'
 const PUSH_TARGETS: Readonly<Record<PushTarget, readonly Action[]>> = {
@@ -114,10 +203,14 @@ export function pushTarget (body: PushBody): { to: PushTarget, actions: readonly
   return { to: to as PushTarget, actions: PUSH_TARGETS[to as PushTarget] }
 }
 
-/** The views fed by the push source; an unknown source is a 404. */
+/**
+ * The views fed by the push source. None (an unknown name, or a push source no view reads) is a
+ * 422, asking no permission, as in Feast: its handler asserts the permission on each view it
+ * found, so on none, and `FeatureStore.push` then raises `PushSourceNotFoundException` (HTTP 422).
+ */
 export function pushedViews (registry: FeatureCatalog, body: PushBody): readonly FeatureViewDef[] {
   const views = registry.viewsFedBy(body.push_source_name)
-  if (views.length === 0) throw notFound(`push source ${JSON.stringify(body.push_source_name)} feeds no feature view in the registry`)
+  if (views.length === 0) throw unprocessable(`push source ${JSON.stringify(body.push_source_name)} feeds no feature view in the registry`)
   return views
 }
 
@@ -135,10 +228,6 @@ export function requireView (registry: FeatureCatalog, name: string): FeatureVie
  * materialized is judged after the permission check ({@link checkMaterializable}).
  */
 export function materializedViews (registry: FeatureCatalog, body: MaterializeBody): readonly FeatureViewDef[] {
-  for (const field of ['start_ts', 'end_ts'] as const) {
-    const value = body[field]
-    if (value !== undefined && Number.isNaN(Date.parse(value))) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
-  }
   // Only Feast's `None` selects the default set: an empty list names no view, so nothing is materialized.
   if (body.feature_views === undefined || body.feature_views === null) {
     return registry.featureViews().filter((view) => view.disabled !== true && (view.kind === 'OnDemandFeatureView'

@@ -4,15 +4,16 @@
  * | Route | Check |
  * |---|---|
  * | `POST /get-online-features` | READ_ONLINE on the feature service, or on each referenced view and each on-demand view's sources |
- * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source |
+ * | `POST /push` | WRITE_ONLINE / WRITE_OFFLINE / both (by `to`) on every view fed by the push source; none (a 422) when it feeds none |
  * | `POST /write-to-online-store` | WRITE_ONLINE on the view |
  * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view in `feature_views`, or on Feast's default set; none for no view |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
-  checkFrameDepth, checkMaterializable, materializedViews, materializeIncrementalSchema, materializeSchema, pushedViews, pushSchema,
-  pushTarget, requireView, rowsFor, writeToOnlineStoreSchema,
+  checkFrameDepth, checkIncrementalWindow, checkMaterializable, checkMaterializeVersion, checkMaterializeWindow, materializedViews,
+  materializeIncrementalSchema, materializeQuerySchema, materializeSchema, pushedViews, pushSchema, pushTarget, queryFlag, requireView,
+  rowsFor, writeToOnlineStoreSchema,
   type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
 } from './online-requests.ts'
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
@@ -112,21 +113,36 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     return { feature_view_name: view.name, rows }
   })
 
-  const materializeWork = oncePerRequest((request) => {
-    const scope = scopeOf(request)
-    return { ...scope, views: materializedViews(scope.registry, body<MaterializeBody>(request)) }
-  })
-  const materializePermission = app.requirePermission({
-    resources: (request) => {
-      const { registry, views } = materializeWork(request)
-      return views.map((view) => viewResource(view, registry.project))
-    },
-    actions: 'WRITE_ONLINE',
-    project
-  })
-  for (const [url, schema] of [['/materialize', materializeSchema], ['/materialize-incremental', materializeIncrementalSchema]] as const) {
+  // Both routes as Feast's handlers: the body's own checks (version, the window, the `async` and
+  // `force` flags), then the views (404), the permission (403), and only then whether the named
+  // views can be materialized (422). Feast checks the window after the permission; a body-only
+  // check reveals nothing about a resource, so here it stays with the other body checks.
+  const routes = [
+    ['/materialize', materializeSchema, checkMaterializeWindow],
+    ['/materialize-incremental', materializeIncrementalSchema, checkIncrementalWindow]
+  ] as const
+  for (const [url, schema, checkWindow] of routes) {
+    const materializeWork = oncePerRequest((request) => {
+      const input = body<MaterializeBody>(request)
+      const query = request.query as Readonly<Record<string, unknown>> | undefined
+      const runAsync = queryFlag(query, 'async')
+      // Feast's `force` resets views left MATERIALIZING by an earlier async run; none ever are here.
+      queryFlag(query, 'force')
+      checkMaterializeVersion(input)
+      checkWindow(input)
+      const scope = scopeOf(request)
+      return { ...scope, runAsync, views: materializedViews(scope.registry, input) }
+    })
+    const materializePermission = app.requirePermission({
+      resources: (request) => {
+        const { registry, views } = materializeWork(request)
+        return views.map((view) => viewResource(view, registry.project))
+      },
+      actions: 'WRITE_ONLINE',
+      project
+    })
     app.post(url, {
-      schema: { body: schema, querystring: projectQuerySchema },
+      schema: { body: schema, querystring: materializeQuerySchema },
       // Not route config: Feast asserts WRITE_ONLINE once per view it materializes, so a
       // materialization of no view asks no permission and succeeds, where the plugin's check
       // refuses a request that names no resource. The caller is still authenticated (onRequest).
@@ -134,11 +150,18 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         if (materializeWork(request).views.length === 0) return
         return await materializePermission.call(this, request, reply)
       }
-    }, async (request) => {
-      const { views } = materializeWork(request)
+    }, async (request, reply) => {
+      const { runAsync, views } = materializeWork(request)
       checkMaterializable(views)
+      const names = views.map((view) => view.name)
+      // Feast's `?async=true` answer. Nothing runs in the background here (nothing is copied), so
+      // no view is ever left MATERIALIZING and Feast's 409 for a second run cannot happen.
+      if (runAsync) {
+        void reply.code(202)
+        return { status: 'accepted', feature_views: names }
+      }
       // The online store is filled from the registry's sample rows: there is no offline data to copy.
-      return { materialized: views.map((view) => view.name) }
+      return { materialized: names }
     })
   }
 }

@@ -69,6 +69,22 @@ describe('Fastify reference server: data frames', () => {
 
 const WINDOW = { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' }
 
+describe('Fastify reference server: POST /push to a push source that feeds no view', () => {
+  const PUSH_NOWHERE = { push_source_name: 'nowhere_push', df: { dob_ssn: ['1'] } }
+
+  test('is 422 naming the push source, as Feast\'s PushSourceNotFoundException', async () => {
+    const reply = await post('writer', '/push', PUSH_NOWHERE)
+    assert.equal(reply.status, 422, reply.text)
+    assert.equal(reply.body.message, 'push source "nowhere_push" feeds no feature view in the registry')
+  })
+
+  test('asks no permission: the same 422 for a caller who may write nothing', async () => {
+    const reply = await post('nobody', '/push', { ...PUSH_NOWHERE, to: 'online_and_offline' })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /feeds no feature view/)
+  })
+})
+
 describe('Fastify reference server: POST /materialize uses Feast\'s default set', () => {
   test('without a view list: online, enabled feature, batch and stream views, and enabled on-demand views that write online', async () => {
     const reply = await post('writer', '/materialize', WINDOW)
@@ -125,6 +141,103 @@ describe('Fastify reference server: POST /materialize uses Feast\'s default set'
     const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: ['transaction_gt_last_credit_card_due'] })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.materialized, ['transaction_gt_last_credit_card_due'])
+  })
+})
+
+describe('Fastify reference server: POST /materialize and /materialize-incremental take Feast\'s request fields', () => {
+  const ONE_VIEW = { feature_views: ['credit_history'] }
+
+  test('the body Feast\'s own client sends to a remote feature server is accepted by both routes', async () => {
+    // FeatureStore.materialize / materialize_incremental with a remote server: isoformat() times, every field present.
+    const full = { start_ts: '2026-11-01T00:00:00+00:00', end_ts: '2026-11-02T00:00:00+00:00', feature_views: null, disable_event_timestamp: false, full_feature_names: true, version: null }
+    const incremental = { end_ts: '2026-11-02T00:00:00', feature_views: ['credit_history'], full_feature_names: false }
+    for (const [path, body] of [['/materialize', full], ['/materialize-incremental', incremental]] as const) {
+      const reply = await post('writer', path, body)
+      assert.equal(reply.status, 200, `${path}: ${reply.text}`)
+    }
+  })
+
+  test('a start_ts that is not before end_ts (equal or later) is 422, as Feast refuses it', async () => {
+    for (const [start, end] of [[WINDOW.end_ts, WINDOW.end_ts], [WINDOW.end_ts, WINDOW.start_ts]]) {
+      const reply = await post('writer', '/materialize', { start_ts: start, end_ts: end, ...ONE_VIEW })
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, `start_ts (${start}) must be before end_ts (${end})`)
+    }
+  })
+
+  test('a window that is not a window is 422 before any permission is looked at, for a caller who may write nothing', async () => {
+    const reply = await post('nobody', '/materialize', { start_ts: WINDOW.end_ts, end_ts: WINDOW.start_ts, ...ONE_VIEW })
+    assert.equal(reply.status, 422, reply.text)
+  })
+
+  test('without disable_event_timestamp, a missing or empty start_ts is 422', async () => {
+    for (const start of [undefined, null, '']) {
+      const reply = await post('writer', '/materialize', { start_ts: start, end_ts: WINDOW.end_ts, ...ONE_VIEW })
+      assert.equal(reply.status, 422, `${String(start)}: ${reply.text}`)
+      assert.equal(reply.body.message, 'start_ts and end_ts are both required unless disable_event_timestamp is true')
+    }
+  })
+
+  test('with disable_event_timestamp, no timestamp is needed', async () => {
+    const reply = await post('writer', '/materialize', { disable_event_timestamp: true, ...ONE_VIEW })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body, { materialized: ['credit_history'] })
+  })
+
+  test('with disable_event_timestamp, the timestamps are not read: a reversed or unreadable window is accepted, as Feast ignores it', async () => {
+    for (const window of [{ start_ts: WINDOW.end_ts, end_ts: WINDOW.start_ts }, { start_ts: 'soon', end_ts: null }]) {
+      const reply = await post('writer', '/materialize', { ...window, disable_event_timestamp: true, ...ONE_VIEW })
+      assert.equal(reply.status, 200, reply.text)
+    }
+  })
+
+  test('disable_event_timestamp is not a field of /materialize-incremental: it does not excuse an unreadable end_ts', async () => {
+    const reply = await post('writer', '/materialize-incremental', { end_ts: 'soon', disable_event_timestamp: true, ...ONE_VIEW })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /end_ts must be an ISO 8601 date-time/)
+  })
+
+  test('a version without exactly one named view is 422, as Feast refuses it', async () => {
+    for (const views of [undefined, null, [], ['credit_history', 'zipcode_features']]) {
+      const reply = await post('writer', '/materialize-incremental', { end_ts: WINDOW.end_ts, feature_views: views, version: 'v2' })
+      assert.equal(reply.status, 422, `${JSON.stringify(views)}: ${reply.text}`)
+      assert.equal(reply.body.message, 'version needs feature_views naming exactly one feature view')
+    }
+  })
+
+  test('a version with one named view is 422: no view versions are kept, as in Feast with versioning off', async () => {
+    const reply = await post('writer', '/materialize', { ...WINDOW, ...ONE_VIEW, version: 'latest' })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /version is not supported/)
+  })
+
+  test('?async=true answers 202 with Feast\'s accepted body', async () => {
+    const reply = await post('writer', '/materialize?async=true', WINDOW)
+    assert.equal(reply.status, 202, reply.text)
+    assert.deepEqual(reply.body, { status: 'accepted', feature_views: ['credit_history', 'zipcode_features', 'live_payments', 'batch_scores', 'transaction_gt_last_credit_card_due'] })
+  })
+
+  test('?async=true still checks the permission: 403 for a caller who may not write the view', async () => {
+    const reply = await post('reader', '/materialize-incremental?async=true', { end_ts: WINDOW.end_ts, ...ONE_VIEW })
+    assert.equal(reply.status, 403, reply.text)
+  })
+
+  test('?async and ?force take the words FastAPI reads as booleans, in any case', async () => {
+    for (const query of ['async=TRUE&force=yes', 'async=1&force=On', 'async=t&force=false', 'async=Y&force=0']) {
+      const reply = await post('writer', `/materialize-incremental?${query}`, { end_ts: WINDOW.end_ts, ...ONE_VIEW })
+      assert.equal(reply.status, 202, `${query}: ${reply.text}`)
+    }
+    for (const query of ['async=false', 'async=off&force=true', 'force=true']) {
+      const reply = await post('writer', `/materialize-incremental?${query}`, { end_ts: WINDOW.end_ts, ...ONE_VIEW })
+      assert.equal(reply.status, 200, `${query}: ${reply.text}`)
+    }
+  })
+
+  test('an ?async or ?force that is not a boolean is 422', async () => {
+    for (const query of ['async=maybe', 'force=2', 'async=', 'async=true&async=false']) {
+      const reply = await post('writer', `/materialize?${query}`, { ...WINDOW, ...ONE_VIEW })
+      assert.equal(reply.status, 422, `${query}: ${reply.text}`)
+    }
   })
 })
 

@@ -33,7 +33,9 @@ const REGISTRY = encodeRegistry({
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
   feature_views: [view('credit_history', true), view('archive', false), view('archive_written_offline', false, { offline: true }), view('retired', true, { disabled: true })],
   on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
-  label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }]
+  label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }],
+  // A push source the registry has, read by no view.
+  data_sources: [{ name: 'unread_push', project: 'credit', type: 9 }]
 })
 
 let registry: FeastRegistry
@@ -86,6 +88,16 @@ describe('the reference server over a Feast registry file', () => {
     const listed = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
     assert.deepEqual(names, ['credit_history', 'archive', 'archive_written_offline', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
+  })
+
+  test('a push source the registry has but no view reads is 422, as an unknown one (Feast raises PushSourceNotFoundException for both)', async () => {
+    assert.equal(registry.resource('DataSource', 'unread_push')?.name, 'unread_push', 'the registry has the push source')
+    assert.equal(registry.resource('DataSource', 'unknown_push'), undefined)
+    for (const name of ['unread_push', 'unknown_push']) {
+      const reply = await postAs(served.base, served.tokens.nobody, '/push', { push_source_name: name, df: { dob_ssn: ['1'] } })
+      assert.equal(reply.status, 422, `${name}: ${reply.text}`)
+      assert.equal(reply.body.message, `push source "${name}" feeds no feature view in the registry`)
+    }
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {

@@ -171,8 +171,8 @@ describe('POST /push', () => {
     assert.equal(reply.body.message, '"to" must be one of online, offline, online_and_offline, got "everywhere"')
   })
 
-  test('an unknown push source is 404', async () => {
-    assert.equal((await post('/push', 'writer', { ...PUSH, push_source_name: 'nope' })).status, 404)
+  test('an unknown push source is 422, as Feast answers it', async () => {
+    assert.equal((await post('/push', 'writer', { ...PUSH, push_source_name: 'nope' })).status, 422)
   })
 
   test('a data frame without the join key is 422', async () => {

@@ -1,0 +1,21 @@
+/**
+ * The materialize window (src/server/online-requests.ts), without a server: the times it compares
+ * are read as Feast reads them. The HTTP behaviour is in feast-checks.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { checkMaterializeWindow } from '../../src/server/online-requests.ts'
+import { expectError } from '../helpers/errors.ts'
+
+describe('checkMaterializeWindow: times as Feast reads them', () => {
+  // A zone east of UTC: read as local time, 10:30 there would come before 10:00 UTC.
+  const zone = process.env.TZ
+  before(() => { process.env.TZ = 'Asia/Kolkata' })
+  after(() => { if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone })
+
+  test('a date-time without an offset is UTC, whatever the server\'s time zone (Feast\'s make_tzaware)', () => {
+    assert.equal(new Date(2026, 10, 1).getTimezoneOffset(), -330, 'the zone is set')
+    assert.doesNotThrow(() => { checkMaterializeWindow({ start_ts: '2026-11-01T10:00:00Z', end_ts: '2026-11-01T10:30:00' }) })
+    expectError(() => { checkMaterializeWindow({ start_ts: '2026-11-01 10:30:00', end_ts: '2026-11-01T10:00:00+00:00' }) }, { statusCode: 422, message: /must be before end_ts/ })
+  })
+})
