@@ -10,20 +10,10 @@
  * - `feast-authz/client`: token resolution and header injection for clients.
  * - `feast-authz/server`: the reference feature server.
  */
-import * as optionRuleBuilders from './base/option-rules.ts'
-
 export { feastAuthz as default, feastAuthz, type FeastAuthzOptions, type FeastAuthzDecorator, type RouteAuthzConfig } from './adapters/fastify.ts'
 export type { FastifyPermissionSpec } from './adapters/fastify-permissions.ts'
 export type { PermissionSpec, ActionName, Resources } from './adapters/require-permission.ts'
-export { AUTHZ_OPTION_RULES, type AuthzOptions } from './adapters/setup.ts'
-/**
- * How every options object of the package is checked (`checkOptions` and its rule builders:
- * `integer`, `text`, `methods`, ...), for a server whose options extend the plugin's (with
- * {@link AUTHZ_OPTION_RULES}), as the reference server's do: a bad value, or a misspelt key, is
- * then an {@link OptionError} naming the option, the value received and what was expected.
- */
-export const optionRules = optionRuleBuilders
-export type { OptionRule, OptionRules, OptionsPlace } from './base/option-rules.ts'
+export type { AuthzOptions } from './adapters/setup.ts'
 export type { PermissionSource } from './permissions/source.ts'
 export type { Action, ActionGroup, Permission, Resource, ResourceType } from './permissions/model.ts'
 export type { FeastRegistry } from './registry/feast-registry.ts'

@@ -46,8 +46,8 @@ export interface AuthzOptions {
 }
 
 /**
- * The rules of {@link AuthzOptions}, checked by `checkOptions` (`optionRules` of `feast-authz`);
- * the adapters and the reference server add their own. `config` is checked by its loader.
+ * The rules of {@link AuthzOptions}, checked by `checkOptions` (src/base/option-rules.ts); the
+ * adapters and the reference server add their own. `config` is checked by its loader.
  */
 export const AUTHZ_OPTION_RULES: OptionRules = {
   config: unchecked(),

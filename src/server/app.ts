@@ -6,7 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 // Only what a user of the package imports: this file is the worked example of the plugin.
-import { AUTHZ_OPTION_RULES, ConfigError, feastAuthz, optionRules, readFeatureStoreFile, type AuthLogger, type AuthzOptions, type OptionRules } from '../index.ts'
+import { ConfigError, feastAuthz, readFeatureStoreFile, type AuthLogger, type AuthzOptions } from '../index.ts'
 import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
@@ -25,31 +25,8 @@ export interface ReferenceServerOptions extends AuthzOptions {
   readonly registry?: FeatureCatalog | FeastRegistry
   /** A pino logger (give it feast-authz's redaction: `createLogger()`); default: no logging. */
   readonly pinoLogger?: Logger
-  /** Largest request body accepted, in bytes (an integer of at least 1). Default 1 MiB. */
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
   readonly bodyLimit?: number
-}
-
-const { anyOf, checkOptions, integer, methods } = optionRules
-
-/**
- * The rules of {@link ReferenceServerOptions}: the plugin's, and what to serve. Checked here,
- * all together, so that a misspelt key of either set gets its did-you-mean and `bodyLimit` and
- * `pinoLogger` fail with the option named (Fastify's own checks would name neither the function
- * nor the value), and a `registry` that is not one fails at startup, not on the first request.
- */
-const REFERENCE_SERVER_OPTION_RULES: OptionRules = {
-  ...AUTHZ_OPTION_RULES,
-  registry: anyOf(
-    { ...methods('permissionsFor', 'projectView', 'featureView', 'pushTargets', 'resource', 'hasProject'), expected: 'a Feast registry (openFeastRegistry)' },
-    {
-      expected: 'a FeatureCatalog (loadYamlCatalogFile, catalogFromSnapshot)',
-      accepts: (value) => methods('featureViews', 'featureView', 'featureService', 'viewsFedBy', 'sampleRows').accepts(value) &&
-        typeof (value as { project?: unknown }).project === 'string' && (value as { project: string }).project !== ''
-    }
-  ),
-  // The methods Fastify requires of a logger instance.
-  pinoLogger: { ...methods('info', 'error', 'debug', 'fatal', 'warn', 'trace', 'child'), expected: 'a pino logger (with the methods info, error, debug, fatal, warn, trace, child)' },
-  bodyLimit: integer(1)
 }
 
 /**
@@ -64,7 +41,6 @@ const REFERENCE_SERVER_OPTION_RULES: OptionRules = {
  * ```
  */
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
-  checkOptions(options, REFERENCE_SERVER_OPTION_RULES, { owner: 'buildReferenceServer' })
   const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
