@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:in-process`: what the plugin's own hooks cost per request, without HTTP.
+ *
+ * The HTTP benchmark (`npm run bench`) is the judge of the targets, but on a shared VM its
+ * rounds move by 10–40% and a few hundred nanoseconds drown. This measures the same work in one
+ * process, alternating each variant round by round so that a drift of the machine hits all alike:
+ * the Fastify plugin's `onRequest` and permission `preHandler` hooks called as Fastify calls them,
+ * on a request object shaped like Fastify's, for one repeated token (the cached path) and for the
+ * distinct-token pool, beside the two references of the HTTP bench done inline (`verify-floor`:
+ * one `crypto.verify`; `verify-claims-floor`: plus the payload's JSON and exp/iss/aud).
+ *
+ * It needs the token cache that `npm run bench` writes (`bench/results/tokens.json`) and makes it
+ * when missing. Knobs: BENCH_IN_PROCESS_ROUNDS (default 9), BENCH_IN_PROCESS_REPEAT (requests per
+ * round of the cached path, default 200,000).
+ */
+import { createPublicKey, verify } from 'node:crypto'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import feastAuthz from '../src/index.ts'
+import { RESULTS_DIR } from './lib/fixture.ts'
+import { startIdpServer } from './lib/idp-server.ts'
+import { median } from './lib/report.ts'
+import { ISSUER, loadOrCreateTokens } from './lib/token-cache.ts'
+import { AUDIENCE, CLIENT_ID } from './lib/tokens.ts'
+
+type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void
+
+const rounds = Number(process.env.BENCH_IN_PROCESS_ROUNDS ?? 9)
+const repeatPerRound = Number(process.env.BENCH_IN_PROCESS_REPEAT ?? 200_000)
+const { keys, pool, repeatToken } = loadOrCreateTokens(`${RESULTS_DIR}tokens.json`, 20_000)
+const idp = await startIdpServer(keys.jwks, ISSUER)
+
+// The plugin's hooks, captured as it adds them (fastify-plugin hands it this very instance).
+const hooks = new Map<string, Hook>()
+const app = Fastify({ logger: false })
+const addHook = app.addHook.bind(app)
+app.addHook = ((name: string, hook: Hook) => {
+  hooks.set(name, hook)
+  return addHook(name as 'onRequest', hook)
+}) as typeof app.addHook
+await app.register(feastAuthz, {
+  config: { project: 'bench', auth: { type: 'oidc', client_id: CLIENT_ID, auth_discovery_url: idp.discoveryUrl, audience: AUDIENCE, issuer: ISSUER } }
+})
+app.get('/features', async () => ({}))
+await app.ready()
+for (let i = 0; i < 200 && !app.feastAuthz.health().ready; i++) await new Promise((resolve) => setTimeout(resolve, 25))
+if (!app.feastAuthz.health().ready) throw new Error('feast-authz did not load the key set within 5 s')
+const onRequest = hooks.get('onRequest')!.bind(app)
+const preHandler = hooks.get('preHandler')!.bind(app)
+
+// What the hooks read of a Fastify request; routeOptions is rebuilt on each read, as Fastify does.
+const routeConfig = { url: '/features', method: 'GET' }
+class BenchRequest {
+  principal: unknown = null
+  permittedResources: unknown = null
+  readonly headers: Record<string, string>
+  readonly raw: { rawHeaders: string[] }
+  readonly log = app.log
+  constructor (token: string) {
+    // A fresh string per request, as Node's HTTP parser makes one, not a literal V8 shares.
+    const authorization = `Bearer ${token}`.split('').join('')
+    this.headers = { host: '127.0.0.1:3000', authorization }
+    this.raw = { rawHeaders: ['host', '127.0.0.1:3000', 'authorization', authorization] }
+  }
+
+  get routeOptions (): object {
+    return {
+      method: 'GET',
+      url: '/features',
+      bodyLimit: 1_048_576,
+      handlerTimeout: 0,
+      attachValidation: false,
+      logLevel: '',
+      exposeHeadRoute: true,
+      prefixTrailingSlash: 'both',
+      handler: null,
+      config: routeConfig,
+      schema: undefined,
+      version: undefined
+    }
+  }
+}
+const reply = { code (): never { throw new Error('a request of the in-process bench was refused') } } as unknown as FastifyReply
+let accepted = 0
+const done = (error?: Error): void => {
+  if (error !== undefined) throw error
+  accepted++
+}
+
+const repeated = Array.from({ length: 64 }, () => new BenchRequest(repeatToken))
+const distinct = pool.map((token) => new BenchRequest(token))
+const key = createPublicKey(keys.rsaPublicPem)
+let next = 0
+
+interface Variant { readonly id: string, readonly label: string, readonly perRound: number, run (count: number): void }
+const variants: Variant[] = [
+  {
+    id: 'cached',
+    label: 'feast-authz hooks, one token repeated (the cached path)',
+    perRound: repeatPerRound,
+    run (count) {
+      for (let i = 0; i < count; i++) {
+        const request = repeated[i & 63]! as unknown as FastifyRequest
+        onRequest(request, reply, done)
+        preHandler(request, reply, done)
+      }
+    }
+  },
+  {
+    id: 'distinct',
+    label: `feast-authz hooks, ${pool.length.toLocaleString('en-US')} distinct tokens in rotation`,
+    perRound: pool.length,
+    run (count) {
+      for (let i = 0; i < count; i++) {
+        const request = distinct[next++ % distinct.length]! as unknown as FastifyRequest
+        onRequest(request, reply, done)
+        preHandler(request, reply, done)
+      }
+    }
+  },
+  {
+    id: 'floor',
+    label: 'verify-floor inline: one crypto.verify, the same tokens',
+    perRound: pool.length,
+    run (count) {
+      for (let i = 0; i < count; i++) {
+        const token = distinct[next++ % distinct.length]!.headers.authorization!.slice(7)
+        const dot = token.lastIndexOf('.')
+        if (verify('sha256', Buffer.from(token.slice(0, dot), 'latin1'), key, Buffer.from(token.slice(dot + 1), 'base64url'))) accepted++
+      }
+    }
+  },
+  {
+    id: 'claims-floor',
+    label: 'verify-claims-floor inline: plus the payload JSON and exp/iss/aud',
+    perRound: pool.length,
+    run (count) {
+      for (let i = 0; i < count; i++) {
+        const token = distinct[next++ % distinct.length]!.headers.authorization!.slice(7)
+        const first = token.indexOf('.')
+        const dot = token.lastIndexOf('.')
+        if (!verify('sha256', Buffer.from(token.slice(0, dot), 'latin1'), key, Buffer.from(token.slice(dot + 1), 'base64url'))) continue
+        const claims = JSON.parse(Buffer.from(token.slice(first + 1, dot), 'base64url').toString('utf8')) as { exp?: number, iss?: string, aud?: string }
+        if (typeof claims.exp === 'number' && claims.exp > Date.now() / 1000 && claims.iss === ISSUER && claims.aud === AUDIENCE) accepted++
+      }
+    }
+  }
+]
+
+const nanos = new Map<string, number[]>(variants.map((variant) => [variant.id, []]))
+for (let round = 0; round < rounds; round++) {
+  // Alternate the order, so that no variant always runs first (or right after the slow one).
+  for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
+    const started = process.hrtime.bigint()
+    variant.run(variant.perRound)
+    nanos.get(variant.id)!.push(Number(process.hrtime.bigint() - started) / variant.perRound)
+  }
+}
+await app.close()
+await idp.close()
+
+// The first round warms the JIT and is left out.
+const of = (id: string): number => median(nanos.get(id)!.slice(1))
+const lines = [
+  `In process, ${rounds - 1} rounds after one warm-up (median ns per request; ${accepted.toLocaleString('en-US')} accepted):`, '',
+  '| variant | ns/request | rounds |', '|---|---:|---|',
+  ...variants.map((variant) => `| ${variant.label} | ${Math.round(of(variant.id)).toLocaleString('en-US')} | ${nanos.get(variant.id)!.slice(1).map((n) => Math.round(n)).join(', ')} |`),
+  '',
+  `Distinct tokens: ${(of('distinct') / of('floor')).toFixed(2)}× verify-floor, ${(of('distinct') / of('claims-floor')).toFixed(2)}× verify-claims-floor ` +
+    `(${Math.round(of('distinct') - of('claims-floor')).toLocaleString('en-US')} ns above it).`
+]
+process.stdout.write(`${lines.join('\n')}\n`)
