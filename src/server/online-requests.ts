@@ -10,6 +10,7 @@ import { notFound, unprocessable } from './http-error.ts'
 import { columnLength } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
+import { projectQuerySchema } from './project-scope.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -124,7 +125,7 @@ export const materializeIncrementalSchema = {
  */
 export const materializeQuerySchema = {
   type: 'object',
-  properties: { project: { type: 'string' }, async: { type: 'string' }, force: { type: 'string' } }
+  properties: { ...projectQuerySchema.properties, async: { type: 'string' }, force: { type: 'string' } }
 } as const
 
 // The strings pydantic reads as a boolean (case-insensitive), as FastAPI parses Feast's `bool` query parameters.
