@@ -8,6 +8,7 @@ import { createAuthzCore } from './core.ts'
 import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
 import { checkOptions, text, type OptionRules } from '../base/option-rules.ts'
 import { readRouteAuthz, registerPermissionSupport, type FastifyPermissionSpec } from './fastify-permissions.ts'
+import { decorateRequestSlot } from './fastify-request-slot.ts'
 
 /** Per-route settings, under `config.feastAuthz` of a route. */
 export interface RouteAuthzConfig {
@@ -73,7 +74,7 @@ const PLUGIN_OPTION_RULES: OptionRules = {
 const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) => {
   checkOptions(options, PLUGIN_OPTION_RULES)
   const core = createAuthzCore(options, options.logger ?? fastify.log)
-  fastify.decorateRequest('principal', null)
+  decorateRequestSlot(fastify, 'principal')
   fastify.decorate('feastAuthz', {
     config: core.config,
     health: () => core.health(),

@@ -36,11 +36,19 @@ export const ANONYMOUS: Principal = Object.freeze({
 export function createPrincipal (fields: Omit<Principal, 'roles' | 'groups' | 'namespaces'> & Partial<Pick<Principal, 'roles' | 'groups' | 'namespaces'>>): Principal {
   return Object.freeze({
     username: fields.username,
-    roles: Object.freeze(unique(fields.roles ?? [])),
-    groups: Object.freeze(unique(fields.groups ?? [])),
-    namespaces: Object.freeze(unique(fields.namespaces ?? [])),
+    roles: frozenUnique(fields.roles),
+    groups: frozenUnique(fields.groups),
+    namespaces: frozenUnique(fields.namespaces),
     source: fields.source
   })
+}
+
+// One frozen empty list for every principal: freezing costs a map transition per array, and
+// most principals have at least one empty list (an OIDC user has no namespaces).
+const NONE: readonly string[] = Object.freeze([])
+
+function frozenUnique (values: readonly string[] | undefined): readonly string[] {
+  return values === undefined || values.length === 0 ? NONE : Object.freeze(unique(values))
 }
 
 // A token's lists hold a handful of names: a scan beats building a Set for each principal.

@@ -27,7 +27,8 @@ export function readBearerToken (
     // Node trims the header value, so `Bearer ` with nothing after it arrives as `Bearer`.
     throw new AuthError('missing_token', 'the Bearer scheme is not followed by a token')
   }
-  if (authorization.length < SCHEME_LENGTH || authorization.slice(0, SCHEME_LENGTH).toLowerCase() !== 'bearer') {
+  // The usual spelling first: lower-casing a copy of the scheme allocates, on every request.
+  if (authorization.length < SCHEME_LENGTH || (!authorization.startsWith('Bearer') && authorization.slice(0, SCHEME_LENGTH).toLowerCase() !== 'bearer')) {
     // Another scheme (Basic, Negotiate, ...) carries no bearer token at all: answer as for a missing one.
     throw new AuthError('missing_token', 'the Authorization header does not use the Bearer scheme')
   }
@@ -62,7 +63,8 @@ function countAuthorizationHeaders (rawHeaders: readonly string[] | undefined): 
   let count = 0
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]
-    if (name !== undefined && name.length === 13 && name.toLowerCase() === 'authorization') count++
+    // The two usual spellings first, for the same reason.
+    if (name !== undefined && name.length === 13 && (name === 'authorization' || name === 'Authorization' || name.toLowerCase() === 'authorization')) count++
   }
   return count
 }

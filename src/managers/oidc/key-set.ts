@@ -38,8 +38,11 @@ export interface KeySet {
   readonly reload: () => Promise<void>
   /** The keys as `node:crypto` objects, while the set is within its lifespan; undefined otherwise. */
   readonly preparedKeys: () => PreparedKeys | undefined
-  /** Whether `key` is still in the current, fresh set: verdicts reached with it may still be served. */
-  readonly isCurrent: (key: PreparedKey) => boolean
+  /**
+   * Whether `key` is still in the current, fresh set: verdicts reached with it may still be
+   * served. `at` is the caller's own reading of the clock, so that one reading serves a cache hit.
+   */
+  readonly isCurrent: (key: PreparedKey, at?: number) => boolean
   /**
    * Whether a token naming a `kid` the fresh set lacks can be refused at once: the unknown-`kid`
    * cooldown runs and no fetch is in flight, so jose would find no key and no refetch would run.
@@ -166,7 +169,7 @@ export function createKeySet (jwksUri: string, options: KeySetOptions): KeySet {
     fresh: () => current !== undefined && now() - current.fetchedAt < options.lifespanMs,
     reload,
     preparedKeys: () => freshAt(now()) ? current!.prepared : undefined,
-    isCurrent: (key) => freshAt(now()) && current!.prepared.get(key.kid)?.includes(key) === true,
+    isCurrent: (key, at = now()) => freshAt(at) && current!.prepared.get(key.kid)?.includes(key) === true,
     refusesUnknownKid: () => inFlight === undefined && now() - lastUnknownKidRefetch < options.cooldownMs
   }
 }

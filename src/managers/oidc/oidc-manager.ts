@@ -15,7 +15,7 @@ import { createAgents } from '../../base/http/http-get.ts'
 import { BAD_SIGNATURE, UNKNOWN_KID, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
-import { looksLikeServiceAccountToken } from './peek.ts'
+import { carriesServiceAccountClaim, looksLikeServiceAccountToken } from './peek.ts'
 
 /**
  * Asymmetric algorithms only. `none` and HS* can never pass: a provider's public key
@@ -125,7 +125,8 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const cached = (cacheKey: string): Principal | undefined => {
     const hit = cache.get(cacheKey)
     if (hit === undefined) return undefined
-    if (hit.expiresAt > Date.now() && keySet?.isCurrent(hit.key) === true) return hit.principal
+    const now = Date.now()
+    if (hit.expiresAt > now && keySet?.isCurrent(hit.key, now) === true) return hit.principal
     cache.delete(cacheKey)
     return undefined
   }
@@ -153,19 +154,27 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       const hit = cached(cacheKey)
       if (hit !== undefined) return hit
     }
-    if (options.serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return options.serviceAccountTokens(token)
-    if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
-    const keys = keySet?.preparedKeys()
-    if (keys !== undefined) {
-      const verdict = verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
-      if (verdict !== undefined) {
-        if (verdict.ok) return admit(token, cacheKey, verdict.payload, verdict.key)
-        if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
-        // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
-        if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
-      }
+    const { serviceAccountTokens } = options
+    if (!isCompactJws(token)) {
+      // Spec 5.3 routes on the claim alone: such a token is refused by the service-account path, in its words.
+      if (serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return serviceAccountTokens(token)
+      throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
     }
-    return verifyWithJose(token).then(({ payload, key }) => admit(token, cacheKey, payload, key))
+    // Routing (spec 5.3) is read from the payload the provider's keys verified when they do: the raw
+    // payload is then neither searched nor decoded a second time. Any other token is routed on
+    // its unverified payload before a verdict is given on it.
+    const keys = keySet?.preparedKeys()
+    const verdict = keys === undefined ? undefined : verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
+    if (verdict?.ok === true) {
+      if (serviceAccountTokens !== undefined && carriesServiceAccountClaim(verdict.payload)) return serviceAccountTokens(token)
+      return admit(token, cacheKey, verdict.payload, verdict.key)
+    }
+    if (serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return serviceAccountTokens(token)
+    if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
+    // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
+    if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
+    return verifyWithJose(token).then(({ payload, key }) =>
+      serviceAccountTokens !== undefined && carriesServiceAccountClaim(payload) ? serviceAccountTokens(token) : admit(token, cacheKey, payload, key))
   }
 
   return {

@@ -27,7 +27,11 @@ export function looksLikeServiceAccountToken (token: string): boolean {
   // Most tokens are provider tokens: skip the decode and parse unless the encoded payload can hold the claim.
   if (!CLAIM_MARKERS.some((marker) => segment.includes(marker))) return false
   const payload = decodeJsonSegment(segment)
-  if (payload === undefined) return false
+  return payload !== undefined && carriesServiceAccountClaim(payload)
+}
+
+/** Whether a decoded payload carries a `kubernetes.io` object (the same rule, on claims already parsed). */
+export function carriesServiceAccountClaim (payload: Readonly<Record<string, unknown>>): boolean {
   const claim = Object.hasOwn(payload, 'kubernetes.io') ? payload['kubernetes.io'] : undefined
   return typeof claim === 'object' && claim !== null && !Array.isArray(claim)
 }
