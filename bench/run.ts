@@ -23,7 +23,7 @@ import { evaluateTargets, type ScenarioRuns } from './lib/report.ts'
 import { measureScenario, scenarioList } from './lib/scenarios.ts'
 import { readSettings } from './lib/settings.ts'
 import { ISSUER, loadOrCreateTokens } from './lib/token-cache.ts'
-import { AUDIENCE, CLIENT_ID, createSigner, ES256_KID, RS256_KID, tamperedToken, type IdpDescription } from './lib/tokens.ts'
+import { createSigner, describeIdp, ES256_KID, RS256_KID, tamperedToken } from './lib/tokens.ts'
 
 /** Lifetime of the tokens made for this run (the cached pool lives 24 h). */
 const TOKEN_LIFETIME_SECONDS = 2 * 3600
@@ -38,15 +38,7 @@ async function main (): Promise<void> {
   const { keys, pool, repeatToken, origin } = loadOrCreateTokens(`${RESULTS_DIR}tokens.json`, settings.poolSize)
   log(origin)
   const idp = await startIdpServer(keys.jwks, ISSUER)
-  const description: IdpDescription = {
-    issuer: ISSUER,
-    discoveryUrl: idp.discoveryUrl,
-    jwksUrl: idp.jwksUrl,
-    audience: AUDIENCE,
-    clientId: CLIENT_ID,
-    rsaPublicKeyPem: keys.rsaPublicPem,
-    jwks: keys.jwks
-  }
+  const description = describeIdp(idp, keys, ISSUER)
   const foreignIssuer = createSigner({ alg: 'RS256', key: keys.rsaPrivate, kid: RS256_KID, issuer: 'https://other-issuer.example', lifetimeSeconds: TOKEN_LIFETIME_SECONDS })
   const badTokens = { 'a tampered signature': tamperedToken(repeatToken), 'a foreign issuer': foreignIssuer.token(1) }
   const esSigner = createSigner({ alg: 'ES256', key: keys.ecPrivate, kid: ES256_KID, issuer: ISSUER, lifetimeSeconds: TOKEN_LIFETIME_SECONDS })

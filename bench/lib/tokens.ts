@@ -26,6 +26,12 @@ export interface IdpDescription {
   readonly jwks: { keys: Array<Record<string, unknown>> }
 }
 
+/** The description of the harness's provider at `urls`, for the benchmark's own keys. */
+export function describeIdp (urls: { readonly discoveryUrl: string, readonly jwksUrl: string }, keys: Pick<BenchKeys, 'rsaPublicPem' | 'jwks'>, issuer: string): IdpDescription {
+  const { discoveryUrl, jwksUrl } = urls
+  return { issuer, discoveryUrl, jwksUrl, audience: AUDIENCE, clientId: CLIENT_ID, rsaPublicKeyPem: keys.rsaPublicPem, jwks: keys.jwks }
+}
+
 export interface BenchKeys {
   readonly rsaPrivate: KeyObject
   readonly rsaPublicPem: string
