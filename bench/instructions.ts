@@ -21,6 +21,7 @@ import { join } from 'node:path'
 import { callgrindAvailable, callgrindPrefix, countInstructions, type InstructionCount } from './lib/callgrind.ts'
 import { planCores } from './lib/cores.ts'
 import { log, RESULTS_DIR } from './lib/fixture.ts'
+import { startKubeFixture } from './lib/kube-fixture.ts'
 import { startIdpServer } from './lib/idp-server.ts'
 import { rotating, runLoad, type TokenSource } from './lib/load.ts'
 import { startServer } from './lib/server-process.ts'
@@ -32,14 +33,15 @@ interface InstructionScenario {
   readonly id: string
   readonly label: string
   readonly server: string
-  readonly tokens: 'repeat' | 'pool'
-  /** The scenario whose count this one is divided by. */
+  readonly tokens: 'repeat' | 'pool' | 'kubernetes'
+  /** The scenarios whose counts this one is divided by. */
   readonly references: readonly string[]
 }
 
 const SCENARIOS: readonly InstructionScenario[] = [
   { id: 'bare', label: 'bare Fastify (no auth), one token repeated', server: 'bare', tokens: 'repeat', references: [] },
   { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', server: 'feast-oidc', tokens: 'repeat', references: ['bare'] },
+  { id: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', server: 'feast-kubernetes', tokens: 'kubernetes', references: ['bare', 'feast-oidc-repeat'] },
   { id: 'verify-floor', label: 'verify-floor, distinct tokens', server: 'verify-floor', tokens: 'pool', references: [] },
   { id: 'verify-claims-floor', label: 'verify-claims-floor, distinct tokens', server: 'verify-claims-floor', tokens: 'pool', references: ['verify-floor'] },
   { id: 'feast-oidc-pool', label: 'feast-authz OIDC, distinct tokens', server: 'feast-oidc', tokens: 'pool', references: ['verify-floor', 'verify-claims-floor'] }
@@ -55,20 +57,23 @@ const { keys, pool, repeatToken } = loadOrCreateTokens(`${RESULTS_DIR}tokens.jso
 const idp = await startIdpServer(keys.jwks, ISSUER)
 const description = describeIdp(idp, keys, ISSUER)
 const cores = planCores()
+const selected = SCENARIOS.filter(({ id }) => only === undefined || only.includes(id))
+// The Kubernetes scenario's fake API server, in this process as in `npm run bench`.
+const kube = selected.some(({ tokens }) => tokens === 'kubernetes') ? await startKubeFixture() : undefined
 const counts = new Map<string, { count: InstructionCount, requests: number }>()
 
 try {
-  for (const scenario of SCENARIOS.filter(({ id }) => only === undefined || only.includes(id))) {
+  for (const scenario of selected) {
     // A pool request costs a signature check, about 5 times a repeated one under callgrind.
     const window = scenario.tokens === 'pool' ? Math.round(requests * 2 / 3) : requests
     const warmup = scenario.tokens === 'pool' ? 3 * window : 7 * window
     if (scenario.tokens === 'pool' && warmup + 2 * window > pool.length) throw new Error(`BENCH_INSTR_REQUESTS=${requests} needs more distinct tokens than the pool's ${pool.length}`)
-    const tokens: TokenSource = scenario.tokens === 'pool' ? rotating(pool) : repeatToken
+    const tokens: TokenSource = scenario.tokens === 'pool' ? rotating(pool) : scenario.tokens === 'kubernetes' ? kube!.token : repeatToken
     const outputDir = mkdtempSync(join(tmpdir(), 'feast-authz-callgrind-'))
     log(`${scenario.id}: starting ${scenario.server} under callgrind`)
     const server = await startServer(scenario.server, {
       cores: { ...cores, serverPrefix: [...cores.serverPrefix, ...callgrindPrefix(outputDir)] },
-      env: { BENCH_CONFIG: JSON.stringify(description) }
+      env: { BENCH_CONFIG: JSON.stringify(description), ...(scenario.tokens === 'kubernetes' ? { KUBECONFIG: kube!.kubeconfigPath } : {}) }
     })
     try {
       const send = async (amount: number): Promise<void> => {
@@ -89,6 +94,7 @@ try {
   }
 } finally {
   await idp.close()
+  await kube?.close()
 }
 
 const perRequest = (id: string, part: keyof InstructionCount): number => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { createLocalJWKSet, jwtVerify } from 'jose'
+import { threadOf, totalsOf } from '../../bench/lib/callgrind.ts'
 import { parseCpuList } from '../../bench/lib/cores.ts'
 import { rotating, type LoadResult } from '../../bench/lib/load.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
@@ -187,5 +188,22 @@ describe('profile summary', () => {
     const { top, totalMs } = topSelfTime(file, 10, { from: 1150, to: 2000 })
     assert.deepEqual(top.map((entry) => entry.fn), ['verify'])
     assert.equal(totalMs, 0.2)
+  })
+})
+
+describe('callgrind dumps (bench:instructions)', () => {
+  test('the instruction total is read from the totals line, not the summary line callgrind writes first', () => {
+    const dump = ['# callgrind format', 'events: Ir', 'summary: 0', '', 'fn=(1) main', '0 12', '', 'totals: 156439002', ''].join('\n')
+    assert.equal(totalsOf(dump), 156439002)
+  })
+
+  test('a dump still being written (no totals line yet) has no total', () => {
+    assert.equal(totalsOf('# callgrind format\nevents: Ir\nsummary: 0\n'), undefined)
+  })
+
+  test('a dump file names its thread, and the file written at start names none', () => {
+    assert.equal(threadOf('out.18195.2-01'), 1)
+    assert.equal(threadOf('out.18195.2-12'), 12)
+    assert.equal(threadOf('out.18195'), undefined)
   })
 })
