@@ -101,6 +101,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   }
   const claimRules: ClaimRules = { audience: config.audience, issuer: config.issuer, clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS }
   const cache = createVerifiedCache(options.verifiedTokenCacheSize ?? 10_000)
+  const { serviceAccountTokens } = options
 
   /** jose, the oracle, for whatever the fast path could not decide (and to fetch keys). */
   const verifyWithJose = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
@@ -154,22 +155,18 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       const hit = cached(cacheKey)
       if (hit !== undefined) return hit
     }
-    const { serviceAccountTokens } = options
-    if (!isCompactJws(token)) {
-      // Spec 5.3 routes on the claim alone: such a token is refused by the service-account path, in its words.
-      if (serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return serviceAccountTokens(token)
-      throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
-    }
     // Routing (spec 5.3) is read from the payload the provider's keys verified when they do: the raw
-    // payload is then neither searched nor decoded a second time. Any other token is routed on
-    // its unverified payload before a verdict is given on it.
-    const keys = keySet?.preparedKeys()
+    // payload is then neither searched nor decoded a second time. Any other token (a
+    // non-canonical one included) is routed on its unverified payload before a verdict is given on it.
+    const compact = isCompactJws(token)
+    const keys = compact ? keySet?.preparedKeys() : undefined
     const verdict = keys === undefined ? undefined : verifyFast(token, keys, claimRules, Math.floor(Date.now() / 1000))
     if (verdict?.ok === true) {
       if (serviceAccountTokens !== undefined && carriesServiceAccountClaim(verdict.payload)) return serviceAccountTokens(token)
       return admit(token, cacheKey, verdict.payload, verdict.key)
     }
     if (serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return serviceAccountTokens(token)
+    if (!compact) throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
     if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
     // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
     if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
