@@ -11,7 +11,7 @@ export interface KubeFixture {
   /** A service-account token the fake API server authenticates, bound to Role `reader`. */
   readonly token: string
   /** TokenReviews and RoleBinding lists served so far (what a request could cost). */
-  perRequestCalls (): number
+  calls (): { readonly tokenReviews: number, readonly roleBindingLists: number }
   /** Watch (re)connections so far: informer upkeep, not per request. */
   watches (): number
   close (): Promise<void>
@@ -36,7 +36,7 @@ export async function startKubeFixture (): Promise<KubeFixture> {
   return {
     kubeconfigPath: api.kubeconfigPath,
     token,
-    perRequestCalls: () => api.calls.tokenReviews + api.calls.roleBindingLists,
+    calls: () => ({ tokenReviews: api.calls.tokenReviews, roleBindingLists: api.calls.roleBindingLists }),
     watches: () => api.calls.roleBindingWatches,
     close: () => api.close()
   }

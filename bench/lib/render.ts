@@ -39,7 +39,8 @@ export function renderReport (input: {
     `## Benchmark ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${settings.quick ? ' (BENCH_QUICK: indicative only)' : ''}`,
     '',
     `Machine: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}; ${machine.pinning}; load average at the end ${machine.loadAverage.join(' / ')}.`,
-    `Load: autocannon, ${settings.connections} connections, ${settings.rounds} × ${settings.durationSeconds} s per scenario (round-robin, ${settings.warmupSeconds} s warm-up each, fresh server process each run), \`GET ${ROUTE}\`.`,
+    `Load: autocannon, ${settings.connections} connections, ${settings.rounds} rounds of ${settings.durationSeconds} s per scenario, \`GET ${ROUTE}\`; ` +
+      `every server started once (${settings.warmupSeconds} s warm-up) and measured in turn, the order reversed every other round; a ratio verdict is the median of its rounds' ratios.`,
     '',
     renderTable(input.results),
     ''

@@ -1,5 +1,5 @@
 /** The table's scenarios, and how one run of one of them is measured. */
-import { ROUTE } from '../servers/common.ts'
+import { REVIEW_TTL_SECONDS, ROUTE } from '../servers/common.ts'
 import { assertClean, configEnv, log, pct, type Fixture } from './fixture.ts'
 import { fetchStatus, rotating, runLoad, sampleToken, type TokenSource } from './load.ts'
 import type { ScenarioRuns } from './report.ts'
@@ -22,19 +22,20 @@ export interface Scenario {
 
 export function scenarioList (poolSize: number): Scenario[] {
   const pool = `${poolSize.toLocaleString('en-US')} distinct tokens`
+  // The order of a round: each pair a verdict compares is measured within seconds of each other.
   return [
     { id: 'bare', label: 'bare Fastify (no auth)', server: 'bare', tokens: 'repeat', peer: false, verifies: false },
     { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', server: 'feast-oidc', tokens: 'repeat', peer: false, verifies: true },
-    { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${pool}`, server: 'feast-oidc', tokens: 'pool', peer: false, verifies: true },
-    // A reference, not a verifier: the least any distinct-token check can cost on this machine.
-    { id: 'verify-floor', label: `floor: bare Fastify + one node:crypto.verify, ${pool}`, server: 'verify-floor', tokens: 'pool', peer: false, verifies: false },
-    // A reference too: verify-floor plus the payload's JSON and the exp/iss/aud checks every correct verifier needs.
-    { id: 'verify-claims-floor', label: `floor + claims: verify-floor + payload JSON + exp/iss/aud, ${pool}`, server: 'verify-claims-floor', tokens: 'pool', peer: false, verifies: true },
-    { id: 'fastify-jwt', label: `@fastify/jwt (public key), ${pool}`, server: 'fastify-jwt', tokens: 'pool', peer: true, verifies: true },
-    { id: 'fastify-jwt-jwks', label: `fastify-jwt-jwks, ${pool}`, server: 'fastify-jwt-jwks', tokens: 'pool', peer: true, verifies: true },
-    { id: 'express-jwt', label: `Express + express-jwt + jwks-rsa, ${pool}`, server: 'express-jwt', tokens: 'pool', peer: true, verifies: true },
     { id: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', server: 'feast-kubernetes', tokens: 'kubernetes', peer: false, verifies: true },
     { id: 'feast-oidc-reject', label: 'feast-authz OIDC, random-kid tokens (every answer a 401)', server: 'feast-oidc', tokens: 'unknown-kid', peer: false, verifies: true },
+    // A reference, not a verifier: the least any distinct-token check can cost on this machine.
+    { id: 'verify-floor', label: `floor: bare Fastify + one node:crypto.verify, ${pool}`, server: 'verify-floor', tokens: 'pool', peer: false, verifies: false },
+    { id: 'feast-oidc-pool', label: `feast-authz OIDC, ${pool}`, server: 'feast-oidc', tokens: 'pool', peer: false, verifies: true },
+    { id: 'fastify-jwt', label: `@fastify/jwt (public key), ${pool}`, server: 'fastify-jwt', tokens: 'pool', peer: true, verifies: true },
+    { id: 'fastify-jwt-jwks', label: `fastify-jwt-jwks, ${pool}`, server: 'fastify-jwt-jwks', tokens: 'pool', peer: true, verifies: true },
+    // A reference too: verify-floor plus the payload's JSON and the exp/iss/aud checks every correct verifier needs.
+    { id: 'verify-claims-floor', label: `floor + claims: verify-floor + payload JSON + exp/iss/aud, ${pool}`, server: 'verify-claims-floor', tokens: 'pool', peer: false, verifies: true },
+    { id: 'express-jwt', label: `Express + express-jwt + jwks-rsa, ${pool}`, server: 'express-jwt', tokens: 'pool', peer: true, verifies: true },
     { id: 'bare-express', label: 'bare Express (no auth)', server: 'bare-express', tokens: 'repeat', peer: false, verifies: false },
     { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', peer: false, verifies: true },
     // A reference, not a verifier: what Express charges for one more middleware layer.
@@ -48,40 +49,73 @@ export function tokenSourceFor (fixture: Fixture, scenario: Scenario): TokenSour
   return scenario.tokens === 'kubernetes' ? fixture.kube!.token : fixture.repeatToken
 }
 
-export async function measureScenario (fixture: Fixture, scenario: Scenario, result: ScenarioRuns, round: string): Promise<void> {
-  const { settings } = fixture
+/** A scenario's server, started once for every round, with its token source. */
+export interface LiveScenario {
+  readonly scenario: Scenario
+  readonly server: ServerProcess
+  /** Kept across rounds: a pool rotation continues where the last round stopped. */
+  readonly tokens: TokenSource
+}
+
+/** Starts the scenario's server, checks that it refuses bad tokens, and warms it up. */
+export async function startScenario (fixture: Fixture, scenario: Scenario): Promise<LiveScenario> {
   const env = scenario.tokens === 'kubernetes' ? configEnv(fixture, { KUBECONFIG: fixture.kube!.kubeconfigPath }) : configEnv(fixture)
   const server = await startServer(scenario.server, { cores: fixture.cores, env })
   try {
     const tokens = tokenSourceFor(fixture, scenario)
     const rejecting = scenario.tokens === 'unknown-kid'
     await checkServer(fixture, scenario, server, rejecting ? fixture.repeatToken : sampleToken(tokens))
-    const expectStatus = rejecting ? 401 as const : 200 as const
-    await runLoad({ url: server.url, path: ROUTE, tokens, connections: settings.connections, durationSeconds: settings.warmupSeconds, expectStatus })
-    const callsBefore = fixture.kube?.perRequestCalls() ?? 0
-    const run = await runLoad({
-      url: server.url,
-      path: ROUTE,
-      tokens,
-      connections: settings.connections,
-      durationSeconds: settings.durationSeconds,
-      serverCpuSeconds: server.cpuSeconds,
-      expectStatus
-    })
-    if (scenario.tokens === 'kubernetes') {
-      result.apiCalls = (result.apiCalls ?? 0) + fixture.kube!.perRequestCalls() - callsBefore
-      result.requests = (result.requests ?? 0) + run.ok + run.non2xx
-    }
-    if (rejecting) {
-      if (run.ok > 0 || run.status5xx > 0 || run.errors > 0) throw new Error(`${scenario.id}: ${run.ok} accepted, ${run.status5xx} 5xx and ${run.errors} errors under load (every answer must be a 401)`)
-    } else {
-      assertClean(scenario.id, run)
-    }
-    result.runs.push(run)
-    log(`${round} ${scenario.id}: ${Math.round(run.rps)} req/s, p99 ${run.p99Ms} ms, server ${pct(run.serverCpu)} CPU (${Math.round(run.serverCpuMicrosPerRequest)} µs/req), autocannon ${pct(run.generatorCpu)} CPU`)
-  } finally {
+    const { connections, warmupSeconds } = fixture.settings
+    await runLoad({ url: server.url, path: ROUTE, tokens, connections, durationSeconds: warmupSeconds, expectStatus: expectedStatus(scenario) })
+    return { scenario, server, tokens }
+  } catch (error) {
     await server.stop()
+    throw error
   }
+}
+
+function expectedStatus (scenario: Scenario): 200 | 401 {
+  return scenario.tokens === 'unknown-kid' ? 401 : 200
+}
+
+/** One measured round of a started scenario, appended to `result.runs`. */
+export async function measureRound (fixture: Fixture, live: LiveScenario, result: ScenarioRuns, round: string): Promise<void> {
+  const { scenario, server, tokens } = live
+  const callsBefore = fixture.kube?.calls()
+  const startedAt = Date.now()
+  const run = await runLoad({
+    url: server.url,
+    path: ROUTE,
+    tokens,
+    connections: fixture.settings.connections,
+    durationSeconds: fixture.settings.durationSeconds,
+    serverCpuSeconds: server.cpuSeconds,
+    expectStatus: expectedStatus(scenario)
+  })
+  if (scenario.tokens === 'kubernetes' && callsBefore !== undefined) {
+    const callsAfter = fixture.kube!.calls()
+    result.kube ??= { tokenReviews: 0, roleBindingLists: 0, requests: 0, firstAt: startedAt, lastAt: startedAt, reviewTtlSeconds: REVIEW_TTL_SECONDS }
+    result.kube.tokenReviews += callsAfter.tokenReviews - callsBefore.tokenReviews
+    result.kube.roleBindingLists += callsAfter.roleBindingLists - callsBefore.roleBindingLists
+    result.kube.requests += run.ok + run.non2xx
+    result.kube.lastAt = Date.now()
+  }
+  if (scenario.tokens === 'unknown-kid') {
+    if (run.ok > 0 || run.status5xx > 0 || run.errors > 0) throw new Error(`${scenario.id}: ${run.ok} accepted, ${run.status5xx} 5xx and ${run.errors} errors under load (every answer must be a 401)`)
+  } else {
+    assertClean(scenario.id, run)
+  }
+  result.runs.push(run)
+  log(`${round} ${scenario.id}: ${Math.round(run.rps)} req/s, p99 ${run.p99Ms} ms, server ${pct(run.serverCpu)} CPU (${Math.round(run.serverCpuMicrosPerRequest)} µs/req), autocannon ${pct(run.generatorCpu)} CPU`)
+}
+
+/**
+ * The order of one round. Every other round runs it backwards, so that two neighbours of the list
+ * are measured A B, B A, A B, …: a drift of the machine between them hits both alike, and each
+ * ratio a verdict compares has its two sides measured seconds apart.
+ */
+export function roundOrder<T> (items: readonly T[], round: number): readonly T[] {
+  return round % 2 === 1 ? items : [...items].reverse()
 }
 
 /** A peer that accepted anything would win every race: each one must refuse bad tokens. */

@@ -34,8 +34,10 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     quick,
     profile: env.BENCH_PROFILE === '1',
     strict: env.BENCH_STRICT === '1',
-    rounds: number(env, 'BENCH_ROUNDS', quick ? 1 : 3),
-    durationSeconds: number(env, 'BENCH_DURATION', quick ? 3 : 10),
+    // Many short rounds rather than a few long ones: a verdict is the median of its rounds' ratios,
+    // and the two sides of each ratio run seconds apart (see bench/run.ts).
+    rounds: number(env, 'BENCH_ROUNDS', quick ? 2 : 15),
+    durationSeconds: number(env, 'BENCH_DURATION', 2),
     warmupSeconds: number(env, 'BENCH_WARMUP', quick ? 1 : 2),
     connections: number(env, 'BENCH_CONNECTIONS', 10),
     // Twice the verified-token cache's default size (10,000): a smaller pool would be served from the cache.

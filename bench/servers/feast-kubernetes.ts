@@ -5,10 +5,10 @@
  */
 import Fastify from 'fastify'
 import feastAuthz from '../../src/index.ts'
-import { announce, PAYLOAD, ROUTE } from './common.ts'
+import { announce, PAYLOAD, REVIEW_TTL_SECONDS, ROUTE } from './common.ts'
 
 const app = Fastify({ logger: false })
-await app.register(feastAuthz, { config: { project: 'bench', auth: { type: 'kubernetes', namespace: 'feast' } } })
+await app.register(feastAuthz, { config: { project: 'bench', auth: { type: 'kubernetes', namespace: 'feast', token_review_cache_ttl_seconds: REVIEW_TTL_SECONDS } } })
 app.get(ROUTE, async () => PAYLOAD)
 await app.listen({ port: 0, host: '127.0.0.1' })
 // The RoleBinding informer syncs in the background at onReady; measure the steady state only.
