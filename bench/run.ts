@@ -21,7 +21,7 @@ import { runStartup } from './lib/startup-run.ts'
 import { profileRun } from './lib/profile-run.ts'
 import { describeMachine, renderReport } from './lib/render.ts'
 import { evaluateTargets, type ScenarioRuns } from './lib/report.ts'
-import { measureRound, roundOrder, scenarioList, startScenario, type LiveScenario } from './lib/scenarios.ts'
+import { measureScenarios, scenarioList } from './lib/scenarios.ts'
 import { readSettings } from './lib/settings.ts'
 import { ISSUER, loadOrCreateTokens } from './lib/token-cache.ts'
 import { createSigner, describeIdp, ES256_KID, RS256_KID, tamperedToken } from './lib/tokens.ts'
@@ -62,42 +62,10 @@ async function main (): Promise<void> {
     }
     const fixture: Fixture = { settings, cores, idp, description, repeatToken, pool, badTokens, esSigner, kube }
     const results: ScenarioRuns[] = selected.map((s) => ({ id: s.id, label: s.label, peer: s.peer, runs: [] }))
-    const live = new Map<string, LiveScenario>()
-    const drop = async (result: ScenarioRuns, reason: string): Promise<void> => {
-      log(`${result.id}: ${reason}`)
-      result.skipped = `failed: ${reason.split('\n')[0] ?? ''}`
-      await live.get(result.id)?.server.stop()
-      live.delete(result.id)
+    for (const [index, scenario] of selected.entries()) {
+      if (scenario.id === 'feast-kubernetes' && kube === undefined) results[index]!.skipped = kubeMissing ?? 'fake API server did not start'
     }
-    try {
-      // Every server is started once and stays up (idle while the others are measured), so that
-      // a round is a few seconds per scenario and the two sides of each ratio are seconds apart.
-      for (const [index, scenario] of selected.entries()) {
-        const result = results[index]!
-        if (scenario.id === 'feast-kubernetes' && kube === undefined) {
-          result.skipped = kubeMissing ?? 'fake API server did not start'
-          continue
-        }
-        try {
-          live.set(scenario.id, await startScenario(fixture, scenario))
-        } catch (error) {
-          await drop(result, (error as Error).message)
-        }
-      }
-      for (let round = 1; round <= settings.rounds; round++) {
-        for (const result of roundOrder(results, round)) {
-          const started = live.get(result.id)
-          if (started === undefined) continue
-          try {
-            await measureRound(fixture, started, result, `round ${round}/${settings.rounds}`)
-          } catch (error) {
-            await drop(result, (error as Error).message)
-          }
-        }
-      }
-    } finally {
-      await Promise.all([...live.values()].map(async ({ server }) => { await server.stop() }))
-    }
+    await measureScenarios(fixture, selected, results)
 
     const crypto = settings.skip.includes('crypto') ? undefined : await measureCryptoLimit(fixture, keys.jwks.keys[0]!)
     const flood = settings.skip.includes('flood') ? undefined : await runFlood(fixture)

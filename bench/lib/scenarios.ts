@@ -49,8 +49,63 @@ export function tokenSourceFor (fixture: Fixture, scenario: Scenario): TokenSour
   return scenario.tokens === 'kubernetes' ? fixture.kube!.token : fixture.repeatToken
 }
 
-/** A scenario's server, started once for every round, with its token source. */
-export interface LiveScenario {
+/**
+ * Every scenario's rounds, interleaved. The servers of all scenarios are up together (idle while
+ * the others are measured), so a round takes a few seconds per scenario and the two sides of each
+ * ratio run seconds apart. They are restarted for each of `settings.processes` generations of
+ * rounds: the same code runs up to 15% faster or slower from one process to the next (where the
+ * heap and the compiled code land in memory), and a verdict must not rest on one draw of that.
+ */
+export async function measureScenarios (fixture: Fixture, scenarios: readonly Scenario[], results: ScenarioRuns[]): Promise<void> {
+  const { rounds, processes } = fixture.settings
+  const generations = Math.max(1, Math.min(processes, rounds))
+  const live = new Map<string, LiveScenario>()
+  const drop = async (result: ScenarioRuns, reason: string): Promise<void> => {
+    log(`${result.id}: ${reason}`)
+    result.skipped = `failed: ${reason.split('\n')[0] ?? ''}`
+    await live.get(result.id)?.server.stop()
+    live.delete(result.id)
+  }
+  const stopAll = async (): Promise<void> => {
+    await Promise.all([...live.values()].map(async ({ server }) => { await server.stop() }))
+    live.clear()
+  }
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      if (generationOf(round - 1, rounds, generations) !== generationOf(round - 2, rounds, generations)) {
+        await stopAll()
+        for (const [index, scenario] of scenarios.entries()) {
+          const result = results[index]!
+          if (result.skipped !== undefined) continue
+          try {
+            live.set(scenario.id, await startScenario(fixture, scenario))
+          } catch (error) {
+            await drop(result, (error as Error).message)
+          }
+        }
+      }
+      for (const result of roundOrder(results, round)) {
+        const started = live.get(result.id)
+        if (started === undefined) continue
+        try {
+          await measureRound(fixture, started, result, `round ${round}/${rounds}`)
+        } catch (error) {
+          await drop(result, (error as Error).message)
+        }
+      }
+    }
+  } finally {
+    await stopAll()
+  }
+}
+
+/** Which of `generations` equal shares of `rounds` the 0-based round `index` falls in (-1 before the first). */
+export function generationOf (index: number, rounds: number, generations: number): number {
+  return index < 0 ? -1 : Math.floor(index * generations / rounds)
+}
+
+/** A scenario's server, started for a generation of rounds, with its token source. */
+interface LiveScenario {
   readonly scenario: Scenario
   readonly server: ServerProcess
   /** Kept across rounds: a pool rotation continues where the last round stopped. */
@@ -58,7 +113,7 @@ export interface LiveScenario {
 }
 
 /** Starts the scenario's server, checks that it refuses bad tokens, and warms it up. */
-export async function startScenario (fixture: Fixture, scenario: Scenario): Promise<LiveScenario> {
+async function startScenario (fixture: Fixture, scenario: Scenario): Promise<LiveScenario> {
   const env = scenario.tokens === 'kubernetes' ? configEnv(fixture, { KUBECONFIG: fixture.kube!.kubeconfigPath }) : configEnv(fixture)
   const server = await startServer(scenario.server, { cores: fixture.cores, env })
   try {
@@ -79,7 +134,7 @@ function expectedStatus (scenario: Scenario): 200 | 401 {
 }
 
 /** One measured round of a started scenario, appended to `result.runs`. */
-export async function measureRound (fixture: Fixture, live: LiveScenario, result: ScenarioRuns, round: string): Promise<void> {
+async function measureRound (fixture: Fixture, live: LiveScenario, result: ScenarioRuns, round: string): Promise<void> {
   const { scenario, server, tokens } = live
   const callsBefore = fixture.kube?.calls()
   const startedAt = Date.now()

@@ -5,6 +5,8 @@ export interface Settings {
   readonly profile: boolean
   readonly strict: boolean
   readonly rounds: number
+  /** Generations of server processes the rounds are shared among (each scenario's servers restart between them). */
+  readonly processes: number
   readonly durationSeconds: number
   readonly warmupSeconds: number
   readonly connections: number
@@ -37,6 +39,7 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     // Many short rounds rather than a few long ones: a verdict is the median of its rounds' ratios,
     // and the two sides of each ratio run seconds apart (see bench/run.ts).
     rounds: number(env, 'BENCH_ROUNDS', quick ? 2 : 15),
+    processes: number(env, 'BENCH_PROCESSES', quick ? 1 : 5),
     durationSeconds: number(env, 'BENCH_DURATION', 2),
     warmupSeconds: number(env, 'BENCH_WARMUP', quick ? 1 : 2),
     connections: number(env, 'BENCH_CONNECTIONS', 10),

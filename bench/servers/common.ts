@@ -17,12 +17,13 @@ export function readServerConfig (): ServerConfig {
   return JSON.parse(raw) as ServerConfig
 }
 
-/** The route every scenario serves: `GET /features` with this small JSON body. */
 /**
  * The Kubernetes scenario's `token_review_cache_ttl_seconds` (the default, stated): the report
  * allows its one token one review per lifespan its rounds span.
  */
 export const REVIEW_TTL_SECONDS = 60
+
+/** The route every scenario serves: `GET /features` with this small JSON body. */
 export const ROUTE = '/features'
 export const PAYLOAD = Object.freeze({
   entities: { driver_id: [1001] },

@@ -11,6 +11,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose'
 import { threadOf, totalsOf } from '../../bench/lib/callgrind.ts'
 import { parseCpuList } from '../../bench/lib/cores.ts'
 import { rotating, type LoadResult } from '../../bench/lib/load.ts'
+import { generationOf } from '../../bench/lib/scenarios.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
 import { evaluateTargets, median, quantile, quietMachine, type ScenarioRuns } from '../../bench/lib/report.ts'
 import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
@@ -53,6 +54,12 @@ describe('load helpers', () => {
 
   test('parseCpuList expands ranges and lists', () => {
     assert.deepEqual(parseCpuList(' 0-2,5,7-8\n'), [0, 1, 2, 5, 7, 8])
+  })
+
+  test('rounds are shared among server generations in equal, consecutive shares', () => {
+    const generations = Array.from({ length: 15 }, (_, index) => generationOf(index, 15, 5))
+    assert.deepEqual(generations, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4])
+    assert.equal(generationOf(-1, 15, 5), -1, 'before the first round: no generation, so the first round starts one')
   })
 
   test('median ignores unmeasured values and averages the middle pair', () => {
