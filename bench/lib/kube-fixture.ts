@@ -12,8 +12,6 @@ export interface KubeFixture {
   readonly token: string
   /** TokenReviews and RoleBinding lists served so far (what a request could cost). */
   calls (): { readonly tokenReviews: number, readonly roleBindingLists: number }
-  /** Watch (re)connections so far: informer upkeep, not per request. */
-  watches (): number
   close (): Promise<void>
 }
 
@@ -37,7 +35,6 @@ export async function startKubeFixture (): Promise<KubeFixture> {
     kubeconfigPath: api.kubeconfigPath,
     token,
     calls: () => ({ tokenReviews: api.calls.tokenReviews, roleBindingLists: api.calls.roleBindingLists }),
-    watches: () => api.calls.roleBindingWatches,
     close: () => api.close()
   }
 }

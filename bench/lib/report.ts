@@ -189,6 +189,11 @@ function compare (target: string, value: Summary | undefined, base: Summary | un
 /** The runs of the two scenarios a ratio compares, round by round (`value` first). */
 interface Rounds { readonly value: readonly LoadResult[], readonly base: readonly LoadResult[] }
 
+/** Server CPU per request of `value` over that of `base`: the reading of the cost ceilings. */
+function costRatio (value: LoadResult, base: LoadResult): number {
+  return value.serverCpuMicrosPerRequest / base.serverCpuMicrosPerRequest
+}
+
 /** The ratios of one verdict, round by round. */
 export interface PairedRatios {
   readonly median: number
@@ -282,7 +287,7 @@ function costAtMost (
   target: string, value: Summary | undefined, base: Summary | undefined, maximum: number, valueName: string, baseName: string, rounds?: Rounds
 ): Verdict {
   if (value === undefined || base === undefined || !Number.isFinite(value.cpuMicros) || !Number.isFinite(base.cpuMicros)) return { target, status: 'SKIP', measured: `not measured (${valueName}, ${baseName})` }
-  const paired = pairedRatios(rounds, (v, b) => v.serverCpuMicrosPerRequest / b.serverCpuMicrosPerRequest)
+  const paired = pairedRatios(rounds, costRatio)
   const ratio = paired?.median ?? value.cpuMicros / base.cpuMicros
   return {
     target,
@@ -421,7 +426,7 @@ export function evaluateTargets (input: {
 
 /** What the claims add to the floor: the median of the rounds' ratios when there are rounds. */
 function claimsShare (claimsFloor: Summary, floor: Summary, rounds: Rounds): string {
-  const paired = pairedRatios(rounds, (v, b) => v.serverCpuMicrosPerRequest / b.serverCpuMicrosPerRequest)
+  const paired = pairedRatios(rounds, costRatio)
   return `${(paired?.median ?? claimsFloor.cpuMicros / floor.cpuMicros).toFixed(2)}× (${micros(claimsFloor.cpuMicros)} µs/req)`
 }
 

@@ -12,6 +12,7 @@ import { threadOf, totalsOf } from '../../bench/lib/callgrind.ts'
 import { parseCpuList } from '../../bench/lib/cores.ts'
 import { rotating, type LoadResult } from '../../bench/lib/load.ts'
 import { generationOf } from '../../bench/lib/scenarios.ts'
+import { readSettings } from '../../bench/lib/settings.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
 import { evaluateTargets, median, quantile, quietMachine, type ScenarioRuns } from '../../bench/lib/report.ts'
 import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
@@ -60,6 +61,19 @@ describe('load helpers', () => {
     const generations = Array.from({ length: 15 }, (_, index) => generationOf(index, 15, 5))
     assert.deepEqual(generations, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4])
     assert.equal(generationOf(-1, 15, 5), -1, 'before the first round: no generation, so the first round starts one')
+  })
+
+  test('the round and process counts default to 15 rounds over 5 generations, and 2 over 1 in quick mode', () => {
+    const full = readSettings({})
+    assert.deepEqual([full.rounds, full.processes, full.durationSeconds], [15, 5, 2])
+    const quick = readSettings({ BENCH_QUICK: '1' })
+    assert.deepEqual([quick.rounds, quick.processes], [2, 1])
+  })
+
+  test('a process count that is not a positive number is refused, naming the variable', () => {
+    for (const raw of ['0', '-1', 'five']) {
+      assert.throws(() => readSettings({ BENCH_PROCESSES: raw }), { message: `BENCH_PROCESSES must be a positive number, got ${JSON.stringify(raw)}` })
+    }
   })
 
   test('median ignores unmeasured values and averages the middle pair', () => {
