@@ -11,7 +11,7 @@ import type { Principal } from '../base/principal.ts'
 import { authenticateChannel } from '../base/observability/channels.ts'
 import type { ManagerHealth } from '../managers/types.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
-import { authenticateRequest, reportAuthentication } from './authenticate-request.ts'
+import { authenticateUncached, cachedPrincipal, reportAuthentication } from './authenticate-request.ts'
 import { rejectionFor, type Rejection } from './challenge.ts'
 import { createPermissionGate, type PermissionGate } from './require-permission.ts'
 import { setUpAuthz, type AuthzOptions } from './setup.ts'
@@ -88,15 +88,24 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
       return rejectionFor(error, realm)
     }
     return (req, res, next, headers, rawHeaders, log) => {
-      const startedAt = performance.now()
+      // A cache hit reads the clock only when its success is reported (debug, or a subscriber).
+      const reporting = authenticateChannel.hasSubscribers || debugEnabled(log)
+      let startedAt = reporting ? performance.now() : 0
+      const hit = cachedPrincipal(authz, headers, rawHeaders)
+      if (hit !== undefined) {
+        if (reporting) reportAuthentication(log, headers.authorization, startedAt, { principal: hit })
+        replies.accept(req, res, next, hit)
+        return
+      }
+      if (!reporting) startedAt = performance.now()
       let result: Principal | Promise<Principal>
       try {
-        result = authenticateRequest(authz, headers, rawHeaders)
+        result = authenticateUncached(authz, headers, rawHeaders)
       } catch (error) {
         replies.reject(req, res, next, rejection(log, headers, startedAt, error))
         return
       }
-      // A cached token is answered synchronously: no promise on the hot path.
+      // A token verified without I/O is answered synchronously: no promise.
       if (!(result instanceof Promise)) {
         report(log, headers, startedAt, result)
         replies.accept(req, res, next, result)

@@ -172,4 +172,36 @@ describe('the Express authenticate middleware on a cached token', () => {
     assert.equal(returned instanceof Promise, false)
     assert.equal(req.principal, principal)
   })
+
+  test('looks each header up by its own token when callers alternate, a header repeated or not', () => {
+    const manager: AuthManager = { ...stubManager(TOKENS), authenticateCached: (token) => (TOKENS as Record<string, Principal>)[token] }
+    const authz = feastAuthzExpress({ config: CONFIG, manager, permissions: PERMISSIONS, logger: captureLogs().logger })
+    const seen = ['reader', 'nobody', 'nobody', 'reader', 'nobody'].map((token) => {
+      // A fresh string per request, as Node's HTTP parser makes one.
+      const authorization = `Bearer ${token}`.split('').join('')
+      const req = { headers: { authorization }, rawHeaders: ['Authorization', authorization] } as unknown as Request
+      authz.authenticate(req, {} as Response, (() => {}) as NextFunction)
+      return req.principal?.username
+    })
+    assert.deepEqual(seen, ['rita', 'nora', 'nora', 'rita', 'nora'])
+  })
+
+  test('refuses a repeated cached header when the request carries a second Authorization header', () => {
+    const manager: AuthManager = { ...stubManager(TOKENS), authenticateCached: (token) => (TOKENS as Record<string, Principal>)[token] }
+    const authz = feastAuthzExpress({ config: CONFIG, manager, permissions: PERMISSIONS, logger: captureLogs().logger })
+    const statuses: number[] = []
+    for (const rawHeaders of [['Authorization', 'Bearer reader'], ['Authorization', 'Bearer reader', 'authorization', 'Bearer nobody']]) {
+      const req = { headers: { authorization: 'Bearer reader' }, rawHeaders } as unknown as Request
+      let status = 200
+      const res = {
+        status (code: number) { status = code; return res },
+        set () { return res },
+        json () { return res },
+        setHeader () { return res }
+      } as unknown as Response
+      authz.authenticate(req, res, (() => {}) as NextFunction)
+      statuses.push(status)
+    }
+    assert.deepEqual(statuses, [200, 401])
+  })
 })
