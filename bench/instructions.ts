@@ -11,7 +11,7 @@
  * Each server runs as in `npm run bench` (the same files, the same identity provider and tokens),
  * started under callgrind with counting off; after a warm-up and a settling window, one window of
  * requests is counted. Pool scenarios send each token once (warm-up and windows included), as
- * the pool scenarios of `npm run bench` do. Knobs: BENCH_INSTR_ONLY (scenario ids),
+ * the pool scenarios of `npm run bench` do; the refused scenario sends a fresh random `kid` each time. Knobs: BENCH_INSTR_ONLY (scenario ids),
  * BENCH_INSTR_REQUESTS (requests per window, default 3000; pool scenarios use two thirds).
  * Needs valgrind (Debian: `apt-get install valgrind`); takes about 8 minutes.
  */
@@ -26,14 +26,14 @@ import { startIdpServer } from './lib/idp-server.ts'
 import { rotating, runLoad, type TokenSource } from './lib/load.ts'
 import { startServer } from './lib/server-process.ts'
 import { ISSUER, loadOrCreateTokens } from './lib/token-cache.ts'
-import { describeIdp } from './lib/tokens.ts'
+import { describeIdp, unknownKidToken } from './lib/tokens.ts'
 import { ROUTE } from './servers/common.ts'
 
 interface InstructionScenario {
   readonly id: string
   readonly label: string
   readonly server: string
-  readonly tokens: 'repeat' | 'pool' | 'kubernetes'
+  readonly tokens: 'repeat' | 'pool' | 'kubernetes' | 'unknown-kid'
   /** The scenarios whose counts this one is divided by. */
   readonly references: readonly string[]
 }
@@ -42,6 +42,7 @@ const SCENARIOS: readonly InstructionScenario[] = [
   { id: 'bare', label: 'bare Fastify (no auth), one token repeated', server: 'bare', tokens: 'repeat', references: [] },
   { id: 'feast-oidc-repeat', label: 'feast-authz OIDC, one token repeated', server: 'feast-oidc', tokens: 'repeat', references: ['bare'] },
   { id: 'feast-kubernetes', label: 'feast-authz kubernetes, one token repeated', server: 'feast-kubernetes', tokens: 'kubernetes', references: ['bare', 'feast-oidc-repeat'] },
+  { id: 'feast-oidc-reject', label: 'feast-authz OIDC, random-kid tokens (every answer a 401)', server: 'feast-oidc', tokens: 'unknown-kid', references: ['feast-oidc-repeat'] },
   { id: 'verify-floor', label: 'verify-floor, distinct tokens', server: 'verify-floor', tokens: 'pool', references: [] },
   { id: 'verify-claims-floor', label: 'verify-claims-floor, distinct tokens', server: 'verify-claims-floor', tokens: 'pool', references: ['verify-floor'] },
   { id: 'feast-oidc-pool', label: 'feast-authz OIDC, distinct tokens', server: 'feast-oidc', tokens: 'pool', references: ['verify-floor', 'verify-claims-floor'] }
@@ -68,7 +69,10 @@ try {
     const window = scenario.tokens === 'pool' ? Math.round(requests * 2 / 3) : requests
     const warmup = scenario.tokens === 'pool' ? 3 * window : 7 * window
     if (scenario.tokens === 'pool' && warmup + 2 * window > pool.length) throw new Error(`BENCH_INSTR_REQUESTS=${requests} needs more distinct tokens than the pool's ${pool.length}`)
-    const tokens: TokenSource = scenario.tokens === 'pool' ? rotating(pool) : scenario.tokens === 'kubernetes' ? kube!.token : repeatToken
+    const tokens: TokenSource = scenario.tokens === 'pool'
+      ? rotating(pool)
+      : scenario.tokens === 'unknown-kid' ? () => unknownKidToken(repeatToken) : scenario.tokens === 'kubernetes' ? kube!.token : repeatToken
+    const refused = scenario.tokens === 'unknown-kid'
     const outputDir = mkdtempSync(join(tmpdir(), 'feast-authz-callgrind-'))
     log(`${scenario.id}: starting ${scenario.server} under callgrind`)
     const server = await startServer(scenario.server, {
@@ -77,8 +81,10 @@ try {
     })
     try {
       const send = async (amount: number): Promise<void> => {
-        const result = await runLoad({ url: server.url, path: ROUTE, tokens, connections: 10, amount })
-        if (result.ok !== amount) throw new Error(`${scenario.id}: ${result.ok} of ${amount} requests answered 200 (${result.non2xx} other statuses, ${result.errors} errors)`)
+        const result = await runLoad({ url: server.url, path: ROUTE, tokens, connections: 10, amount, ...(refused ? { expectStatus: 401 as const } : {}) })
+        // Every answer a 200 (a 4xx, never a 5xx, for the refused scenario): anything else voids the window.
+        const clean = refused ? result.non2xx === amount && result.status5xx === 0 : result.ok === amount
+        if (!clean) throw new Error(`${scenario.id}: of ${amount} requests, ${result.ok} 2xx, ${result.non2xx} other statuses (${result.status5xx} 5xx), ${result.errors} errors`)
       }
       log(`${scenario.id}: warm-up, ${warmup} requests`)
       await send(warmup)

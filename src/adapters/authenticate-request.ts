@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { hasSingleAuthorizationHeader, readBearerToken } from '../base/http/bearer.ts'
+import { bearerTokenOf, hasSingleAuthorizationHeader } from '../base/http/bearer.ts'
 import { debugEnabled, levelEnabled, type AuthLogger } from '../base/logging.ts'
 import { AuthError } from '../base/errors.ts'
 import type { AuthManager } from '../managers/types.ts'
+import { returnedRefusalsOf } from '../managers/returned-refusals.ts'
 import { authenticateChannel, elapsedMs, tokenFingerprint, type AuthenticateEvent } from '../base/observability/channels.ts'
 import { createLogThrottle } from '../base/observability/throttle.ts'
 import { ANONYMOUS, type Principal } from '../base/principal.ts'
@@ -27,18 +28,27 @@ export function authenticateRequest (
   headers: IncomingHttpHeaders,
   rawHeaders: readonly string[] | undefined
 ): Principal | Promise<Principal> {
-  return cachedPrincipal(step, headers, rawHeaders) ?? authenticateUncached(step, headers, rawHeaders)
+  const outcome = cachedPrincipal(step, headers, rawHeaders) ?? authenticateUncached(step, headers, rawHeaders)
+  if (outcome instanceof AuthError) throw outcome
+  return outcome
 }
 
-/** {@link authenticateRequest} for a request {@link cachedPrincipal} found nothing for. */
+/**
+ * {@link authenticateRequest} for a request {@link cachedPrincipal} found nothing for, with the
+ * refusals decided without I/O returned rather than thrown (see managers/returned-refusals.ts):
+ * the adapters answer a flood of bad tokens without paying for an exception per request.
+ */
 export function authenticateUncached (
   step: AuthenticationStep,
   headers: IncomingHttpHeaders,
   rawHeaders: readonly string[] | undefined
-): Principal | Promise<Principal> {
+): Principal | AuthError | Promise<Principal> {
   const { manager } = step
   if (manager.type === 'no_auth') return ANONYMOUS
-  return manager.authenticate(readBearerToken(headers.authorization, rawHeaders, step.maxTokenLength))
+  const token = bearerTokenOf(headers.authorization, rawHeaders, step.maxTokenLength)
+  if (token instanceof AuthError) return token
+  const refusing = returnedRefusalsOf(manager)
+  return refusing === undefined ? manager.authenticate(token) : refusing(token)
 }
 
 /**

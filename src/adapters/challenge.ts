@@ -18,12 +18,40 @@ export function rejectionFor (error: unknown, realm: string): Rejection {
   if (!(error instanceof AuthError)) {
     return { status: 500, headers: {}, body: { statusCode: 500, code: 'internal_error', error: REASON[500]!, message: 'authentication failed unexpectedly' } }
   }
+  // A flood of bad tokens is refused with a handful of distinct answers: each is built (and its
+  // challenge quoted, four regular-expression passes) once, then shared. The answers are frozen.
+  // The usual refusals are shared error objects, found by identity; the rest by their text.
+  const known = byError.get(error)
+  if (known !== undefined && known.realm === realm) return known.rejection
+  const key = `${error.status} ${error.code} ${error.retryAfterSeconds ?? ''} ${realm} ${error.message}`
+  let rejection = answers.get(key)
+  if (rejection === undefined) {
+    rejection = deepFreeze(buildRejection(error, realm))
+    if (answers.size >= ANSWERS_KEPT) answers.clear()
+    answers.set(key, rejection)
+  }
+  byError.set(error, { realm, rejection })
+  return rejection
+}
+
+/** Distinct refusal answers kept; messages are ours, but some carry a value (a claim name, a limit). */
+const ANSWERS_KEPT = 256
+const answers = new Map<string, Rejection>()
+const byError = new WeakMap<AuthError, { readonly realm: string, readonly rejection: Rejection }>()
+
+function buildRejection (error: AuthError, realm: string): Rejection {
   const body = { statusCode: error.status, code: error.code, error: REASON[error.status]!, message: error.message }
   if (error.status === 503) return { status: 503, headers: { 'retry-after': String(error.retryAfterSeconds ?? 5) }, body }
   const challenge = error.code === 'missing_token'
     ? `Bearer realm="${quote(realm)}"`
     : `Bearer realm="${quote(realm)}", error="invalid_token", error_description="${quote(error.message)}"`
   return { status: 401, headers: { 'www-authenticate': challenge }, body }
+}
+
+function deepFreeze (rejection: Rejection): Rejection {
+  Object.freeze(rejection.headers)
+  Object.freeze(rejection.body)
+  return Object.freeze(rejection)
 }
 
 /**

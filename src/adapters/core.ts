@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks'
 import type { AuthConfig } from '../config/auth-config.ts'
 import { debugEnabled, type AuthLogger } from '../base/logging.ts'
 import type { Principal } from '../base/principal.ts'
+import { AuthError } from '../base/errors.ts'
 import { authenticateChannel } from '../base/observability/channels.ts'
 import type { ManagerHealth } from '../managers/types.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
@@ -98,11 +99,15 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
         return
       }
       if (!reporting) startedAt = performance.now()
-      let result: Principal | Promise<Principal>
+      let result: Principal | AuthError | Promise<Principal>
       try {
         result = authenticateUncached(authz, headers, rawHeaders)
       } catch (error) {
         replies.reject(req, res, next, rejection(log, headers, startedAt, error))
+        return
+      }
+      if (result instanceof AuthError) {
+        replies.reject(req, res, next, rejection(log, headers, startedAt, result))
         return
       }
       // A token verified without I/O is answered synchronously: no promise.

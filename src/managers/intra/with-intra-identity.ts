@@ -1,5 +1,6 @@
 import type { AuthLogger } from '../../base/logging.ts'
 import type { AuthManager } from '../types.ts'
+import { offerReturnedRefusals, returnedRefusalsOf } from '../returned-refusals.ts'
 import { createPrincipal, type Principal } from '../../base/principal.ts'
 import { INTRA_ENV, readIntraSecret } from '../../config/intra-secret.ts'
 import { INTRA_USERNAME, looksLikeIntraToken, verifyIntraToken } from '../../base/intra-token.ts'
@@ -29,12 +30,14 @@ export function withIntraIdentity (manager: AuthManager, options: { logger: Auth
   const secret = readIntraSecret(options.env ?? process.env)
   if (secret === undefined) return manager
   options.logger.info(`${INTRA_ENV} is set: signed intra-server tokens are accepted and pass every permission check`)
+  const intra = async (token: string): Promise<Principal> => await verifyIntraToken(token, secret).then(() => INTRA_PRINCIPAL)
+  const refusing = returnedRefusalsOf(manager)
   // Spread keeps whatever else the manager exposes (e.g. the OIDC key set for health details).
-  return {
+  const wrapped: AuthManager = {
     ...manager,
     authenticate (token: string): Principal | Promise<Principal> {
-      if (!looksLikeIntraToken(token)) return manager.authenticate(token)
-      return verifyIntraToken(token, secret).then(() => INTRA_PRINCIPAL)
+      return looksLikeIntraToken(token) ? intra(token) : manager.authenticate(token)
     }
   }
+  return refusing === undefined ? wrapped : offerReturnedRefusals(wrapped, (token) => looksLikeIntraToken(token) ? intra(token) : refusing(token))
 }

@@ -8,6 +8,7 @@ import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
 import { AuthError } from '../../base/errors.ts'
 import type { AuthManager } from '../types.ts'
+import { offerReturnedRefusals } from '../returned-refusals.ts'
 import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
 import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
@@ -24,6 +25,12 @@ import { carriesServiceAccountClaim, looksLikeServiceAccountToken } from './peek
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
 
 const UNKNOWN_KEY_MESSAGE = 'the token was not signed by a key of the identity provider'
+
+// The refusals a flood of bad tokens gets, decided without I/O: one shared (never mutated) error
+// each, since a 401 carries nothing of the request and an Error costs V8 a stack capture to build.
+const MALFORMED = new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
+const INVALID_SIGNATURE = new AuthError('invalid_signature', 'the token signature is invalid')
+const UNKNOWN_KEY = new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
 
 /** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`, as Feast's leeway. */
 export const CLOCK_TOLERANCE_SECONDS = 10
@@ -145,10 +152,11 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
 
   /**
    * Synchronous whenever no I/O is needed: a cached verdict, or a canonical token checked with
-   * node:crypto against fresh keys. Only the rest (first requests, refetches, odd tokens that
-   * jose must judge, service-account tokens) returns a promise.
+   * node:crypto against fresh keys, and the refusals reached that way are returned, not thrown
+   * (see returned-refusals.ts). Only the rest (first requests, refetches, odd tokens that jose
+   * must judge, service-account tokens) returns a promise.
    */
-  const authenticate = (token: string): Principal | Promise<Principal> => {
+  const decide = (token: string): Principal | AuthError | Promise<Principal> => {
     // A token not verified before (recently) is neither hashed nor looked up nor stored.
     const cacheKey = cache.seen(token) ? cache.keyOf(token) : undefined
     if (cacheKey !== undefined) {
@@ -166,15 +174,21 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       return admit(token, cacheKey, verdict.payload, verdict.key)
     }
     if (serviceAccountTokens !== undefined && looksLikeServiceAccountToken(token)) return serviceAccountTokens(token)
-    if (!compact) throw new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
-    if (verdict === BAD_SIGNATURE) throw new AuthError('invalid_signature', 'the token signature is invalid')
+    if (!compact) return MALFORMED
+    if (verdict === BAD_SIGNATURE) return INVALID_SIGNATURE
     // While the cooldown runs, jose would find no key and refetch nothing: answer without it.
-    if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) throw new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
+    if (verdict === UNKNOWN_KID && keySet?.refusesUnknownKid() === true) return UNKNOWN_KEY
     return verifyWithJose(token).then(({ payload, key }) =>
       serviceAccountTokens !== undefined && carriesServiceAccountClaim(payload) ? serviceAccountTokens(token) : admit(token, cacheKey, payload, key))
   }
 
-  return {
+  const authenticate = (token: string): Principal | Promise<Principal> => {
+    const outcome = decide(token)
+    if (outcome instanceof AuthError) throw outcome
+    return outcome
+  }
+
+  return offerReturnedRefusals({
     type: 'oidc',
     authenticate,
     authenticateCached: (token) => cache.seen(token) ? cached(cache.keyOf(token)) : undefined,
@@ -195,7 +209,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
       agents.http.destroy()
       agents.https.destroy()
     }
-  }
+  }, decide)
 }
 
 function createProviderAgents (config: OidcServerConfig): ReturnType<typeof createAgents> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { DEFAULT_MAX_TOKEN_LENGTH, readBearerToken } from '../../../src/base/http/bearer.ts'
+import { bearerTokenOf, DEFAULT_MAX_TOKEN_LENGTH } from '../../../src/base/http/bearer.ts'
 import { AuthError } from '../../../src/base/errors.ts'
 import { expectError } from '../../helpers/errors.ts'
 
@@ -31,69 +31,66 @@ const rejected: Array<[string, string, string]> = [
   ['a control character', 'Bearer abc\u0000', 'malformed_header']
 ]
 
+/** The code of the refusal `action` returns; a refusal must be returned, never thrown. */
 function codeOf (action: () => unknown): string {
-  try {
-    action()
-  } catch (error) {
-    assert.ok(error instanceof AuthError, `expected an AuthError, got ${String(error)}`)
-    return error.code
-  }
-  assert.fail('expected the header to be rejected')
+  const refusal = action()
+  assert.ok(refusal instanceof AuthError, `expected the header to be refused with an AuthError, got ${String(refusal)}`)
+  return refusal.code
 }
 
-describe('readBearerToken', () => {
+describe('bearerTokenOf', () => {
   for (const [name, header, token] of accepted) {
     test(`accepts ${name}`, () => {
-      assert.equal(readBearerToken(header, ['Authorization', header]), token)
+      assert.equal(bearerTokenOf(header, ['Authorization', header]), token)
     })
   }
 
   for (const [name, header, code] of rejected) {
     test(`rejects ${name} as ${code}`, () => {
-      assert.equal(codeOf(() => readBearerToken(header, ['Authorization', header])), code)
+      assert.equal(codeOf(() => bearerTokenOf(header, ['Authorization', header])), code)
     })
   }
 
   test('rejects a missing header as missing_token', () => {
-    assert.equal(codeOf(() => readBearerToken(undefined, [])), 'missing_token')
+    assert.equal(codeOf(() => bearerTokenOf(undefined, [])), 'missing_token')
   })
 
   test('rejects a header Node delivered as a list as malformed_header', () => {
-    assert.equal(codeOf(() => readBearerToken(['Bearer a', 'Bearer b'], undefined)), 'malformed_header')
+    assert.equal(codeOf(() => bearerTokenOf(['Bearer a', 'Bearer b'], undefined)), 'malformed_header')
   })
 
   test('rejects two Authorization headers in the raw header list, whatever their case', () => {
     const raw = ['Host', 'x', 'authorization', 'Bearer abc', 'AUTHORIZATION', 'Bearer abc']
-    assert.equal(codeOf(() => readBearerToken('Bearer abc', raw)), 'malformed_header')
+    assert.equal(codeOf(() => bearerTokenOf('Bearer abc', raw)), 'malformed_header')
   })
 
   test('ignores header names that only contain "authorization"', () => {
     const raw = ['Authorization', 'Bearer abc', 'Proxy-Authorization', 'Basic x', 'X-Authorization', 'y']
-    assert.equal(readBearerToken('Bearer abc', raw), 'abc')
+    assert.equal(bearerTokenOf('Bearer abc', raw), 'abc')
   })
 
   test('without a raw header list, a single header value is read', () => {
-    assert.equal(readBearerToken('Bearer abc', undefined), 'abc')
+    assert.equal(bearerTokenOf('Bearer abc', undefined), 'abc')
   })
 
   test('accepts a token of exactly the maximum length, and rejects one character more as token_too_long', () => {
     const max = 'a'.repeat(DEFAULT_MAX_TOKEN_LENGTH)
-    assert.equal(readBearerToken(`Bearer ${max}`, undefined), max)
-    assert.equal(codeOf(() => readBearerToken(`Bearer ${max}a`, undefined)), 'token_too_long')
+    assert.equal(bearerTokenOf(`Bearer ${max}`, undefined), max)
+    assert.equal(codeOf(() => bearerTokenOf(`Bearer ${max}a`, undefined)), 'token_too_long')
   })
 
   test('checks the length before the characters: an oversized token of garbage is token_too_long', () => {
-    assert.equal(codeOf(() => readBearerToken(`Bearer ${'"'.repeat(20)}`, undefined, 10)), 'token_too_long')
+    assert.equal(codeOf(() => bearerTokenOf(`Bearer ${'"'.repeat(20)}`, undefined, 10)), 'token_too_long')
   })
 
   test('honours a custom maximum length', () => {
-    assert.equal(readBearerToken('Bearer abcde', undefined, 5), 'abcde')
-    assert.equal(codeOf(() => readBearerToken('Bearer abcdef', undefined, 5)), 'token_too_long')
+    assert.equal(bearerTokenOf('Bearer abcde', undefined, 5), 'abcde')
+    assert.equal(codeOf(() => bearerTokenOf('Bearer abcdef', undefined, 5)), 'token_too_long')
   })
 
-  test('every rejection is a 401', () => {
+  test('every rejection is a 401, returned rather than thrown', () => {
     for (const [, header] of rejected) {
-      expectError(() => readBearerToken(header, undefined), { type: AuthError, status: 401 })
+      expectError(() => { throw bearerTokenOf(header, undefined) }, { type: AuthError, status: 401 })
     }
   })
 })
