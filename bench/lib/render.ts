@@ -40,7 +40,8 @@ export function renderReport (input: {
     '',
     `Machine: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}; ${machine.pinning}; load average at the end ${machine.loadAverage.join(' / ')}.`,
     `Load: autocannon, ${settings.connections} connections, ${settings.rounds} rounds of ${settings.durationSeconds} s per scenario, \`GET ${ROUTE}\`; ` +
-      `all servers up together, measured in turn, the order reversed every other round, and restarted (${settings.warmupSeconds} s warm-up) for each of ${Math.min(settings.processes, settings.rounds)} generations of rounds; ` +
+      `all servers up together, measured in turn${settings.settleSeconds > 0 ? ` (each after ${settings.settleSeconds} s of unmeasured load)` : ''}, the order reversed every other round, ` +
+      `and restarted (${settings.warmupSeconds} s warm-up) for each of ${Math.min(settings.processes, settings.rounds)} generations of rounds; ` +
       'a ratio verdict is the median of its rounds\' ratios.',
     '',
     renderTable(input.results),

@@ -9,6 +9,8 @@ export interface Settings {
   readonly processes: number
   readonly durationSeconds: number
   readonly warmupSeconds: number
+  /** Seconds of unmeasured load on a server right before each of its measured rounds. */
+  readonly settleSeconds: number
   readonly connections: number
   readonly poolSize: number
   readonly floodSeconds: number
@@ -42,6 +44,7 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     processes: number(env, 'BENCH_PROCESSES', quick ? 1 : 5),
     durationSeconds: number(env, 'BENCH_DURATION', 2),
     warmupSeconds: number(env, 'BENCH_WARMUP', quick ? 1 : 2),
+    settleSeconds: zeroOrMore(env, 'BENCH_SETTLE', 1),
     connections: number(env, 'BENCH_CONNECTIONS', 10),
     // Twice the verified-token cache's default size (10,000): a smaller pool would be served from the cache.
     poolSize: Math.max(10_000, number(env, 'BENCH_POOL', 20_000)),
@@ -62,6 +65,14 @@ function number (env: NodeJS.ProcessEnv, name: string, fallback: number): number
   if (raw === undefined || raw.trim() === '') return fallback
   const value = Number(raw)
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`)
+  return value
+}
+
+function zeroOrMore (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds, 0 or more, got ${JSON.stringify(raw)}`)
   return value
 }
 

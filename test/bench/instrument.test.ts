@@ -70,6 +70,15 @@ describe('load helpers', () => {
     assert.deepEqual([quick.rounds, quick.processes], [2, 1])
   })
 
+  test('each measured round is preceded by 1 s of unmeasured load, which BENCH_SETTLE sets or turns off', () => {
+    assert.equal(readSettings({}).settleSeconds, 1)
+    assert.equal(readSettings({ BENCH_SETTLE: '0' }).settleSeconds, 0)
+    assert.equal(readSettings({ BENCH_SETTLE: '2.5' }).settleSeconds, 2.5)
+    for (const raw of ['-1', 'one']) {
+      assert.throws(() => readSettings({ BENCH_SETTLE: raw }), { message: `BENCH_SETTLE must be a number of seconds, 0 or more, got ${JSON.stringify(raw)}` })
+    }
+  })
+
   test('a process count that is not a positive number is refused, naming the variable', () => {
     for (const raw of ['0', '-1', 'five']) {
       assert.throws(() => readSettings({ BENCH_PROCESSES: raw }), { message: `BENCH_PROCESSES must be a positive number, got ${JSON.stringify(raw)}` })
