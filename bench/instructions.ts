@@ -11,8 +11,8 @@
  * Each server runs as in `npm run bench` (the same files, the same identity provider and tokens),
  * started under callgrind with counting off; after a warm-up and a settling window, one window of
  * requests is counted. Pool scenarios send each token once (warm-up and windows included), as
- * the pool scenarios of `npm run bench` do; the refused scenario sends a fresh random `kid` each time. Knobs: BENCH_INSTR_ONLY (scenario ids),
- * BENCH_INSTR_REQUESTS (requests per window, default 3000; pool scenarios use two thirds).
+ * the pool scenarios of `npm run bench` do; the refused scenario sends a fresh random `kid` each
+ * time. Knobs: BENCH_INSTR_ONLY (scenario ids), BENCH_INSTR_REQUESTS (requests per window, default 3000; pool scenarios use two thirds).
  * Needs valgrind (Debian: `apt-get install valgrind`); takes about 8 minutes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

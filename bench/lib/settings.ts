@@ -44,7 +44,7 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     processes: number(env, 'BENCH_PROCESSES', quick ? 1 : 5),
     durationSeconds: number(env, 'BENCH_DURATION', 2),
     warmupSeconds: number(env, 'BENCH_WARMUP', quick ? 1 : 2),
-    settleSeconds: zeroOrMore(env, 'BENCH_SETTLE', 1),
+    settleSeconds: number(env, 'BENCH_SETTLE', 1, { zero: true }),
     connections: number(env, 'BENCH_CONNECTIONS', 10),
     // Twice the verified-token cache's default size (10,000): a smaller pool would be served from the cache.
     poolSize: Math.max(10_000, number(env, 'BENCH_POOL', 20_000)),
@@ -60,19 +60,13 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
   }
 }
 
-function number (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function number (env: NodeJS.ProcessEnv, name: string, fallback: number, { zero = false } = {}): number {
   const raw = env[name]
   if (raw === undefined || raw.trim() === '') return fallback
   const value = Number(raw)
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`)
-  return value
-}
-
-function zeroOrMore (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw.trim() === '') return fallback
-  const value = Number(raw)
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds, 0 or more, got ${JSON.stringify(raw)}`)
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zero)) {
+    throw new Error(`${name} must be ${zero ? 'a number of seconds, 0 or more' : 'a positive number'}, got ${JSON.stringify(raw)}`)
+  }
   return value
 }
 

@@ -1,4 +1,4 @@
-import { AuthError } from '../base/errors.ts'
+import { AuthError, isSharedRefusal } from '../base/errors.ts'
 
 /** What the framework adapters send when authentication fails: status, headers and a JSON body. */
 export interface Rejection {
@@ -20,8 +20,9 @@ export function rejectionFor (error: unknown, realm: string): Rejection {
   }
   // A flood of bad tokens is refused with a handful of distinct answers: each is built (and its
   // challenge quoted, four regular-expression passes) once, then shared. The answers are frozen.
-  // The usual refusals are shared error objects, found by identity; the rest by their text.
-  const known = byError.get(error)
+  // Shared refusals (base/errors.ts) are found by identity; the rest by their text.
+  const shared = isSharedRefusal(error)
+  const known = shared ? byError.get(error) : undefined
   if (known !== undefined && known.realm === realm) return known.rejection
   const key = `${error.status} ${error.code} ${error.retryAfterSeconds ?? ''} ${realm} ${error.message}`
   let rejection = answers.get(key)
@@ -30,7 +31,7 @@ export function rejectionFor (error: unknown, realm: string): Rejection {
     if (answers.size >= ANSWERS_KEPT) answers.clear()
     answers.set(key, rejection)
   }
-  byError.set(error, { realm, rejection })
+  if (shared) byError.set(error, { realm, rejection })
   return rejection
 }
 

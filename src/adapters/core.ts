@@ -81,8 +81,9 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
   }
 
   const authenticator = <Req, Res, Next>(replies: AuthenticationReplies<Req, Res, Next>): RequestAuthenticator<Req, Res, Next> => {
-    const report = (log: AuthLogger, headers: IncomingHttpHeaders, startedAt: number, principal: Principal): void => {
-      if (authenticateChannel.hasSubscribers || debugEnabled(log)) reportAuthentication(log, headers.authorization, startedAt, { principal })
+    // `reporting`: whether the request's success is reported (debug, or a channel subscriber), decided once.
+    const report = (reporting: boolean, log: AuthLogger, headers: IncomingHttpHeaders, startedAt: number, principal: Principal): void => {
+      if (reporting) reportAuthentication(log, headers.authorization, startedAt, { principal })
     }
     const rejection = (log: AuthLogger, headers: IncomingHttpHeaders, startedAt: number, error: unknown): Rejection => {
       reportAuthentication(log, headers.authorization, startedAt, { error })
@@ -94,7 +95,7 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
       let startedAt = reporting ? performance.now() : 0
       const hit = cachedPrincipal(authz, headers, rawHeaders)
       if (hit !== undefined) {
-        if (reporting) reportAuthentication(log, headers.authorization, startedAt, { principal: hit })
+        report(reporting, log, headers, startedAt, hit)
         replies.accept(req, res, next, hit)
         return
       }
@@ -112,13 +113,13 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
       }
       // A token verified without I/O is answered synchronously: no promise.
       if (!(result instanceof Promise)) {
-        report(log, headers, startedAt, result)
+        report(reporting, log, headers, startedAt, result)
         replies.accept(req, res, next, result)
         return
       }
       result.then(
         (principal) => {
-          report(log, headers, startedAt, principal)
+          report(reporting, log, headers, startedAt, principal)
           replies.accept(req, res, next, principal)
         },
         (error: unknown) => { replies.reject(req, res, next, rejection(log, headers, startedAt, error)) }

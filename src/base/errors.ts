@@ -83,3 +83,21 @@ export class AuthError extends FeastAuthzError {
     this.retryAfterSeconds = status === 503 ? (options.retryAfterSeconds ?? 5) : undefined
   }
 }
+
+const sharedRefusals = new WeakSet<AuthError>()
+
+/**
+ * A refusal shared by every request it answers (frozen): a 401 of a fixed message carries nothing
+ * of the request, and building an Error costs V8 a stack-capture call, so the usual refusals of
+ * a flood are built once. Answers to them are cached by identity (see {@link isSharedRefusal}).
+ */
+export function sharedRefusal (code: AuthErrorCode, message: string): AuthError {
+  const refusal = Object.freeze(new AuthError(code, message))
+  sharedRefusals.add(refusal)
+  return refusal
+}
+
+/** Whether `error` came from {@link sharedRefusal}: the same object answers many requests. */
+export function isSharedRefusal (error: AuthError): boolean {
+  return sharedRefusals.has(error)
+}

@@ -1,7 +1,7 @@
 /** The answers to refused requests (src/adapters/challenge.ts), shared between requests. */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { AuthError } from '../../src/base/errors.ts'
+import { AuthError, isSharedRefusal, sharedRefusal } from '../../src/base/errors.ts'
 import { rejectionFor } from '../../src/adapters/challenge.ts'
 
 describe('rejectionFor', () => {
@@ -21,6 +21,14 @@ describe('rejectionFor', () => {
     const soon = rejectionFor(new AuthError('provider_unavailable', 'down', { retryAfterSeconds: 2 }), 'feast')
     const later = rejectionFor(new AuthError('provider_unavailable', 'down', { retryAfterSeconds: 30 }), 'feast')
     assert.deepEqual([soon.status, soon.headers['retry-after'], later.headers['retry-after']], [503, '2', '30'])
+  })
+
+  test('answers a shared refusal, frozen itself, with the same answer every time; a fresh error is not shared', () => {
+    const refusal = sharedRefusal('invalid_signature', 'the token signature is invalid')
+    assert.ok(Object.isFrozen(refusal) && isSharedRefusal(refusal))
+    assert.equal(rejectionFor(refusal, 'feast'), rejectionFor(refusal, 'feast'))
+    assert.equal(rejectionFor(refusal, 'other').headers['www-authenticate']?.startsWith('Bearer realm="other"'), true)
+    assert.equal(isSharedRefusal(new AuthError('invalid_signature', 'the token signature is invalid')), false)
   })
 
   test('keeps answering each refusal correctly past the number of answers it keeps', () => {

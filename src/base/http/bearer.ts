@@ -1,4 +1,4 @@
-import { AuthError } from '../errors.ts'
+import { AuthError, sharedRefusal } from '../errors.ts'
 import { isCompactJws } from '../jwt-segments.ts'
 
 /** Default upper bound of a bearer token, checked before any decoding. */
@@ -6,11 +6,10 @@ export const DEFAULT_MAX_TOKEN_LENGTH = 8 * 1024
 
 const SCHEME_LENGTH = 'bearer'.length
 
-// The usual refusals of requests without a usable token: one shared (never mutated) error each,
-// since they carry nothing of the request and an Error costs V8 a stack capture to build.
-const NO_HEADER = new AuthError('missing_token', 'no Authorization header')
-const OTHER_SCHEME = new AuthError('missing_token', 'the Authorization header does not use the Bearer scheme')
-const NOT_TOKEN68 = new AuthError('malformed_header', 'the bearer token has characters outside token68 or more than one token')
+// The usual refusals of requests without a usable token.
+const NO_HEADER = sharedRefusal('missing_token', 'no Authorization header')
+const OTHER_SCHEME = sharedRefusal('missing_token', 'the Authorization header does not use the Bearer scheme')
+const NOT_TOKEN68 = sharedRefusal('malformed_header', 'the bearer token has characters outside token68 or more than one token')
 
 /**
  * Reads the token of an `Authorization: Bearer <token>` header (RFC 6750 2.1, RFC 7235):

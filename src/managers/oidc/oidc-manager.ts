@@ -6,7 +6,7 @@ import { urlForLog } from '../../base/observability/log-safe-url.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
-import { AuthError } from '../../base/errors.ts'
+import { AuthError, sharedRefusal } from '../../base/errors.ts'
 import type { AuthManager } from '../types.ts'
 import { offerReturnedRefusals } from '../returned-refusals.ts'
 import { principalFromClaims } from './claims.ts'
@@ -26,11 +26,10 @@ export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 
 
 const UNKNOWN_KEY_MESSAGE = 'the token was not signed by a key of the identity provider'
 
-// The refusals a flood of bad tokens gets, decided without I/O: one shared (never mutated) error
-// each, since a 401 carries nothing of the request and an Error costs V8 a stack capture to build.
-const MALFORMED = new AuthError('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
-const INVALID_SIGNATURE = new AuthError('invalid_signature', 'the token signature is invalid')
-const UNKNOWN_KEY = new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
+// The refusals a flood of bad tokens gets, decided without I/O.
+const MALFORMED = sharedRefusal('malformed_token', 'the token is not a compact JWS of three canonical unpadded base64url segments')
+const INVALID_SIGNATURE = sharedRefusal('invalid_signature', 'the token signature is invalid')
+const UNKNOWN_KEY = sharedRefusal('unknown_key', UNKNOWN_KEY_MESSAGE)
 
 /** Seconds of clock skew tolerated on `exp`/`nbf`/`iat`, as Feast's leeway. */
 export const CLOCK_TOLERANCE_SECONDS = 10
