@@ -6,7 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 // Only what a user of the package imports: this file is the worked example of the plugin.
-import { ConfigError, feastAuthz, readFeatureStoreFile, type AuthLogger, type AuthzOptions } from '../index.ts'
+import { ConfigError, feastAuthz, OptionError, readFeatureStoreFile, type AuthLogger, type AuthzOptions } from '../index.ts'
 import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
@@ -42,6 +42,14 @@ export interface ReferenceServerOptions extends AuthzOptions {
  */
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
   const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
+  // Checked before anything is built: a path given as `registry` would otherwise be met as a
+  // TypeError on the first request. (Fastify checks `bodyLimit` and the plugin its own options.)
+  if (givenRegistry !== undefined && !isFeastRegistry(givenRegistry) && !isCatalog(givenRegistry)) {
+    throw new OptionError(`buildReferenceServer: registry must be a Feast registry opened with openFeastRegistry (a path goes in feature_store.yaml's \`registry\`), or a FeatureCatalog, got ${typeof givenRegistry === 'string' ? JSON.stringify(givenRegistry) : 'an object that is neither'}`, { option: 'registry' })
+  }
+  if (pinoLogger !== undefined && !hasMethods(pinoLogger, PINO_METHODS)) {
+    throw new OptionError(`buildReferenceServer: pinoLogger must be a pino logger (createLogger()), with the methods ${PINO_METHODS.join(', ')}`, { option: 'pinoLogger' })
+  }
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
     bodyLimit: bodyLimit ?? 1024 * 1024,
@@ -97,7 +105,18 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
 }
 
 function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is FeastRegistry {
-  return typeof (registry as Partial<FeastRegistry>).permissionsFor === 'function'
+  return hasMethods(registry, ['permissionsFor', 'projectView', 'featureView', 'resource', 'pushTargets', 'hasProject'])
+}
+
+function isCatalog (registry: unknown): registry is FeatureCatalog {
+  return hasMethods(registry, ['featureViews', 'featureView', 'featureService', 'viewsFedBy', 'sampleRows'])
+}
+
+/** What Fastify requires of a logger instance. */
+const PINO_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'child'] as const
+
+function hasMethods (value: unknown, names: readonly string[]): boolean {
+  return typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
 }
 
 function projectOf (config: AuthzOptions['config']): string {
