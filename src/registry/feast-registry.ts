@@ -11,7 +11,7 @@ import type { Permission, ResourceType } from '../permissions/model.ts'
 import { roleBasedPolicy } from '../permissions/policy.ts'
 import { DEFAULT_CACHE_TTL_SECONDS } from './config.ts'
 import { DEFAULT_MAX_DECODED_BYTES, decodeRegistrySteps, DecodeBudgetError, RegistryDecodeError } from './decode.ts'
-import type { FeatureViewResource, RegistryResource } from './resources.ts'
+import type { FeatureViewResource, LabelViewResource, RegistryResource } from './resources.ts'
 import { findFeatureView, pushTargets, snapshotSteps, type RegistryProject, type RegistrySnapshot } from './snapshot.ts'
 import { runSliced, runToEnd } from './steps.ts'
 
@@ -75,8 +75,11 @@ export interface FeastRegistry extends PermissionSource {
   resource (type: ResourceType, name: string, project?: string): RegistryResource | undefined
   /** The feature view, stream or on-demand feature view called `name`. */
   featureView (name: string, project?: string): FeatureViewResource | undefined
-  /** The (stream) feature views fed by the push source `pushSource` (Feast's `POST /push` targets). */
-  pushTargets (pushSource: string, project?: string): readonly FeatureViewResource[]
+  /**
+   * What Feast's `POST /push` writes to for the push source `pushSource`: the (stream) feature views
+   * whose stream source it is, and the label views whose source it is.
+   */
+  pushTargets (pushSource: string, project?: string): ReadonlyArray<FeatureViewResource | LabelViewResource>
   /** Re-reads the file now (whether or not it looks changed). Never throws; failures are logged. */
   refresh (): Promise<RefreshOutcome>
   /** Stops watching the file. */

@@ -50,6 +50,8 @@ export interface LabelViewResource extends RegistryObject<'LabelView'> {
   readonly entities: readonly string[]
   /** Name of its data source. */
   readonly source?: string
+  /** Name of its data source when it is a push source: `POST /push` with this name writes here too. */
+  readonly pushSource?: string
   readonly online?: boolean
 }
 
@@ -231,6 +233,7 @@ function labelView (message: Message<'LabelView'>): LabelViewResource | undefine
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
     ...optional('source', spec.source?.name),
+    ...(spec.source !== undefined && isPushSource(spec.source) ? optional('pushSource', spec.source.name) : {}),
     online: spec.online ?? false
   }
 }

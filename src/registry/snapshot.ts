@@ -1,6 +1,6 @@
 import type { Permission, ResourceType } from '../permissions/model.ts'
 import { permissionFromMessage, type ProjectPermission } from './permissions.ts'
-import { resourceSteps, type FeatureViewResource, type RegistryResource } from './resources.ts'
+import { resourceSteps, type FeatureViewResource, type LabelViewResource, type RegistryResource } from './resources.ts'
 import type { RegistryMessage } from './schema.ts'
 import { runToEnd } from './steps.ts'
 
@@ -107,12 +107,14 @@ export function findFeatureView (project: RegistryProject, name: string): Featur
 }
 
 /**
- * The feature views and stream feature views whose stream source is the push source `pushSource`:
- * what Feast's `POST /push` writes to (and checks WRITE_* on).
+ * What Feast's `FeatureStore.push` writes to for the push source `pushSource`: the feature views
+ * and stream feature views whose stream source it is, and the label views whose source it is.
+ * (Feast's `POST /push` asserts WRITE_* only on the first two; our server checks all of them.)
  */
-export function pushTargets (project: RegistryProject, pushSource: string): FeatureViewResource[] {
-  return project.resources.filter((resource): resource is FeatureViewResource =>
-    (resource.type === 'FeatureView' || resource.type === 'BatchFeatureView' || resource.type === 'StreamFeatureView') && resource.pushSource === pushSource)
+export function pushTargets (project: RegistryProject, pushSource: string): Array<FeatureViewResource | LabelViewResource> {
+  return project.resources.filter((resource): resource is FeatureViewResource | LabelViewResource =>
+    (resource.type === 'FeatureView' || resource.type === 'BatchFeatureView' || resource.type === 'StreamFeatureView' || resource.type === 'LabelView') &&
+    resource.pushSource === pushSource)
 }
 
 function key (type: ResourceType, name: string): string {

@@ -78,11 +78,11 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
     const found = project.find('Entity', entity)
     return found?.type === 'Entity' && found.joinKey !== undefined ? found.joinKey : entity
   })
-  const common = { name: view.name, kind: view.type, tags: view.tags, entities: joinKeys, features: view.features, online: view.online }
+  const { name, type: kind, tags, features, online, pushSource } = view
+  const common = { name, kind, tags, entities: joinKeys, features, online, pushSource }
   if (view.type === 'LabelView') return common
   return {
     ...common,
-    pushSource: view.pushSource,
     ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})

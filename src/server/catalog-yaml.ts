@@ -70,6 +70,8 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   })
   const pushSource = view.push_source === undefined ? undefined : nonEmptyString(view.push_source, [...path, 'push_source'], fail)
   const onDemand = kind === 'OnDemandFeatureView'
+  // Feast pushes to feature views, stream feature views and label views: an on-demand view has no source to push to.
+  if (onDemand && pushSource !== undefined) fail([...path, 'push_source'], 'an OnDemandFeatureView is computed from its sources and has no push source (Feast pushes to feature views, stream feature views and label views)')
   // Each flag belongs to the kinds Feast gives it to; elsewhere it would be silently meaningless.
   const onlyFor = (key: string, allowed: boolean, which: string): void => {
     if (view[key] !== undefined && !allowed) fail([...path, key], `only ${which} views take ${key}`)

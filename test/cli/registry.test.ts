@@ -148,6 +148,12 @@ describe('feast-authz registry show on a registry Feast wrote with every kind of
     assert.match(stdout, /^ {2}LabelView +fraud_labels +team=fraud, kind=labels +features: is_fraud; entities: user; source: fraud_labels_source$/m)
   })
 
+  it('shows the push source of a label view fed by one', async () => {
+    const { code, stdout } = await cli('show', '--config', config)
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}LabelView +chargeback_labels +- +features: charged_back; entities: user; push source: chargeback_push$/m)
+  })
+
   it('exits 2 with one line naming the file and the field when a field has the wrong wire type', async () => {
     const bad = join(dir, 'wrong-wire.db')
     writeFileSync(bad, Uint8Array.from([...wire.tag(17, 1), 0, 0, 0, 0, 0, 0, 0, 0]))

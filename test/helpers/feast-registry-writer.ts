@@ -84,6 +84,7 @@ const features = (...names: string[]): Array<Record<string, unknown>> => names.m
  * policy type, and the infra and version history that feast-authz skips.
  */
 export function everyKindRegistry (): Record<string, unknown> {
+  const chargebackPush = { type: 'PUSH_SOURCE', data_source_class_type: 'feast.data_source.PushSource', name: 'chargeback_push', project: 'fraud', batch_source: fileSource('chargebacks') }
   return {
     entities: [{ spec: { name: 'user', value_type: 2, description: 'a customer', join_key: 'user_id', tags: { pii: 'true' }, project: 'fraud', owner: 'risk@example.com' }, meta }],
     registry_schema_version: '1',
@@ -182,7 +183,8 @@ export function everyKindRegistry (): Record<string, unknown> {
     data_sources: [
       { ...fileSource('user_stats_source'), tags: { format: 'parquet' }, owner: 'data@example.com', description: 'daily export' },
       { type: 'PUSH_SOURCE', data_source_class_type: 'feast.data_source.PushSource', name: 'user_push', project: 'fraud', push_options: {}, tags: { ingest: 'push' }, batch_source: fileSource('user_stats_source') },
-      { type: 'REQUEST_SOURCE', data_source_class_type: 'feast.data_source.RequestSource', name: 'request_amount', project: 'fraud', request_data_options: { schema: features('amount') } }
+      { type: 'REQUEST_SOURCE', data_source_class_type: 'feast.data_source.RequestSource', name: 'request_amount', project: 'fraud', request_data_options: { schema: features('amount') } },
+      chargebackPush
     ],
     validation_references: [{
       name: 'training_profile',
@@ -289,6 +291,10 @@ export function everyKindRegistry (): Record<string, unknown> {
         conflict_policy: 1,
         reference_feature_view: 'user_stats'
       },
+      meta
+    }, {
+      // Labels arrive by push (Feast's usual set-up): POST /push to chargeback_push writes here.
+      spec: { name: 'chargeback_labels', project: 'fraud', entities: ['user'], features: features('charged_back'), source: chargebackPush, online: true },
       meta
     }]
   }

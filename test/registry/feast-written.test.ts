@@ -6,6 +6,7 @@ import { decide } from '../../src/permissions/decide.ts'
 import type { Action, Resource } from '../../src/permissions/model.ts'
 import { createPrincipal, type Principal } from '../../src/base/principal.ts'
 import { loadRegistryFile, type FeatureViewResource, type LabelViewResource, type RegistryResource } from '../../src/registry/index.ts'
+import { pushTargets } from '../../src/registry/snapshot.ts'
 import { everyKindRegistry, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { tempDir } from '../helpers/registry-builder.ts'
 
@@ -33,11 +34,11 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.deepEqual(fraud.resources.map((resource) => `${resource.type}:${resource.name}`), [
       'Project:fraud',
       'Entity:user',
-      'DataSource:user_stats_source', 'DataSource:user_push', 'DataSource:request_amount',
+      'DataSource:user_stats_source', 'DataSource:user_push', 'DataSource:request_amount', 'DataSource:chargeback_push',
       'FeatureView:user_stats', 'BatchFeatureView:user_stats_batch', 'FeatureView:user_stats_legacy', 'FeatureView:user_history',
       'StreamFeatureView:user_stream',
       'OnDemandFeatureView:amount_ratio', 'OnDemandFeatureView:amount_check',
-      'LabelView:fraud_labels',
+      'LabelView:fraud_labels', 'LabelView:chargeback_labels',
       'FeatureService:fraud_model',
       'SavedDataset:training_set',
       'ValidationReference:training_profile',
@@ -117,6 +118,16 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
   it('reads a stream view fed by a push source, and an on-demand view\'s sources', () => {
     assert.equal(view('StreamFeatureView', 'user_stream').pushSource, 'user_push')
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats', 'request_amount'])
+  })
+
+  it('reads a label view fed by a push source as that push source\'s, and one fed by a file as nobody\'s', () => {
+    assert.equal((find('LabelView', 'chargeback_labels') as LabelViewResource).pushSource, 'chargeback_push')
+    assert.equal((find('LabelView', 'fraud_labels') as LabelViewResource).pushSource, undefined)
+  })
+
+  it('lists a label view among the targets of its push source, as Feast\'s FeatureStore.push writes to it', () => {
+    assert.deepEqual(pushTargets(fraud, 'chargeback_push').map((resource) => `${resource.type}:${resource.name}`), ['LabelView:chargeback_labels'])
+    assert.deepEqual(pushTargets(fraud, 'user_push').map((resource) => `${resource.type}:${resource.name}`), ['StreamFeatureView:user_stream'])
   })
 
   it('reads a feature service\'s projections, alias included', () => {

@@ -90,6 +90,15 @@ describe('the registry YAML file', () => {
     assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n`), /registry\.yaml:7:5: feature_views\[1\]\.kind: an OnDemandFeatureView needs sources/)
   })
 
+  test('a push source on an on-demand view is refused: Feast never pushes to one', () => {
+    assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: [stats]\n    push_source: stats_push\n`), /registry\.yaml:11:5: feature_views\[1\]\.push_source: an OnDemandFeatureView is computed from its sources and has no push source/)
+  })
+
+  test('a label view fed by a push source is one of that push source\'s targets', () => {
+    const registry = load(`${VIEW}    push_source: driver_push\n  - name: outcomes\n    kind: LabelView\n    entities: [driver_id]\n    features: [churned]\n    push_source: driver_push\n`)
+    assert.deepEqual(registry.viewsFedBy('driver_push').map((view) => `${view.kind}:${view.name}`), ['FeatureView:stats', 'LabelView:outcomes'])
+  })
+
   test('an on-demand view\'s source must be a declared, non-on-demand feature view', () => {
     const odfv = (sources: string) => `  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: ${sources}\n`
     assert.throws(() => load(`${VIEW}${odfv('[speed]')}`), /feature_views\[1\]\.sources\[0\]: feature view "speed" is not declared under feature_views/)

@@ -33,7 +33,8 @@ const REGISTRY = encodeRegistry({
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
   feature_views: [view('credit_history', true), view('archive', false), view('archive_written_offline', false, { offline: true }), view('retired', true, { disabled: true })],
   on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
-  label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true } }],
+  // Labels arrive by push, as Feast sets label views up: the source is a push source (type 9).
+  label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true, source: { name: 'loan_labels_push', type: 9 } } }],
   // A push source the registry has, read by no view.
   data_sources: [{ name: 'unread_push', project: 'credit', type: 9 }]
 })
@@ -98,6 +99,24 @@ describe('the reference server over a Feast registry file', () => {
       assert.equal(reply.status, 422, `${name}: ${reply.text}`)
       assert.equal(reply.body.message, `push source "${name}" feeds no feature view in the registry`)
     }
+  })
+
+  test('a push to a label view\'s push source needs WRITE_ONLINE on the label view (Feast\'s handler checks none)', async () => {
+    const push = { push_source_name: 'loan_labels_push', df: { dob_ssn: ['1'], defaulted: [true] } }
+    const denied = await postAs(served.base, served.tokens.reader, '/push', push)
+    assert.equal(denied.status, 403, denied.text)
+    assert.equal(denied.body.message, 'Permission denied: [WRITE_ONLINE] on LabelView:loan_labels')
+    const allowed = await postAs(served.base, served.tokens.writer, '/push', push)
+    assert.equal(allowed.status, 200, allowed.text)
+    assert.deepEqual(allowed.body.feature_views, ['loan_labels'])
+  })
+
+  test('labels pushed to a label view are read back online', async () => {
+    const pushed = await postAs(served.base, served.tokens.writer, '/push', { push_source_name: 'loan_labels_push', df: { dob_ssn: ['7'], defaulted: [false] } })
+    assert.equal(pushed.status, 200, pushed.text)
+    const read = await postAs(served.base, served.tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['7'] } })
+    assert.equal(read.status, 200, read.text)
+    assert.deepEqual(read.body.results.map((column: { values: unknown[] }) => column.values), [['7'], [false]])
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {

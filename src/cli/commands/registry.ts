@@ -153,7 +153,8 @@ function details (resource: RegistryResource): string {
     case 'LabelView':
       parts.push(`features: ${resource.features.join(', ')}`)
       if (resource.entities.length > 0) parts.push(`entities: ${resource.entities.join(', ')}`)
-      if (resource.source !== undefined) parts.push(`source: ${resource.source}`)
+      if (resource.pushSource !== undefined) parts.push(`push source: ${resource.pushSource}`)
+      else if (resource.source !== undefined) parts.push(`source: ${resource.source}`)
       break
     case 'ValidationReference':
       if (resource.referenceDataset !== undefined) parts.push(`reference dataset: ${resource.referenceDataset}`)
