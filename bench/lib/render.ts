@@ -62,7 +62,7 @@ export function renderReport (input: {
   }
   if (input.startup !== undefined) {
     const node = input.startup.probes.find((probe) => probe.id === 'node')
-    lines.push('Start-up (built package, plain node, median of 5 fresh processes on the server core):', '',
+    lines.push(`Start-up (built package, plain node, median of ${input.startup.runs} fresh processes per probe, the probes taking turns, on the server core):`, '',
       '| import | time ms | RSS MiB | RSS over node alone |', '|---|---:|---:|---:|',
       ...input.startup.probes.map((probe) => `| ${probe.label} | ${probe.importMs.toFixed(1)} | ${mib(probe.rss)} | ${node === undefined ? '—' : `+${mib(probe.rss - node.rss)}`} |`), '',
       `From process start to the first authenticated answer (Fastify + the plugin in OIDC mode, discovery and key set included): **${Math.round(input.startup.firstAnswerMs)} ms**.`, '')

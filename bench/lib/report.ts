@@ -73,6 +73,8 @@ export interface RefreshResult {
 export interface StartupResult {
   readonly probes: ReadonlyArray<{ readonly id: string, readonly label: string, readonly importMs: number, readonly rss: number }>
   readonly firstAnswerMs: number
+  /** Fresh processes each figure is the median of. */
+  readonly runs: number
 }
 
 export interface Verdict {

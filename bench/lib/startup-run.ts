@@ -2,7 +2,9 @@
  * Start-up: the import time and RSS of each entry point of the built package (compiled here
  * with tsc into bench/results/dist, run by plain node: users do not import through tsx), beside
  * Fastify alone and Fastify + jose + yaml, and the time from process start to the first
- * authenticated answer. Each figure is the median of several fresh processes.
+ * authenticated answer. Each figure is the median of several fresh processes, and the probes
+ * take turns (every probe once, then again), so that a drift of the machine between the first
+ * and the last process weighs on every probe alike rather than on the ones measured last.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
@@ -12,7 +14,8 @@ import { median, type StartupResult } from './report.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const DIST = `${RESULTS_DIR}dist/`
-const RUNS = 5
+/** Fresh processes per probe, and first-answer runs. */
+const RUNS = 7
 
 /** What each probe imports: bare names resolve from the repository, the rest are built files. */
 export const STARTUP_PROBES: ReadonlyArray<{ id: string, label: string, imports: readonly string[] }> = [
@@ -35,18 +38,22 @@ export async function runStartup (fixture: Fixture): Promise<StartupResult> {
   const build = spawnSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`, '--outDir', DIST, '--declaration', 'false', '--sourceMap', 'false'], { cwd: ROOT, encoding: 'utf8' })
   if (build.status !== 0) throw new Error(`tsc failed: ${build.stdout}${build.stderr}`)
   const prefix = fixture.cores.serverPrefix
-  const probes: Array<StartupResult['probes'][number]> = []
-  for (const probe of STARTUP_PROBES) {
-    const imports = probe.imports.map((spec) => spec.startsWith('dist:') ? pathToFileURL(`${DIST}${spec.slice(5)}`).href : spec)
-    const runs: Array<{ ms: number, rss: number }> = []
-    for (let i = 0; i < RUNS; i++) {
+  const runs = STARTUP_PROBES.map(() => [] as Array<{ ms: number, rss: number }>)
+  for (let i = 0; i < RUNS; i++) {
+    for (const [index, probe] of STARTUP_PROBES.entries()) {
+      const imports = probe.imports.map((spec) => spec.startsWith('dist:') ? pathToFileURL(`${DIST}${spec.slice(5)}`).href : spec)
       const [command = process.execPath, ...args] = [...prefix, process.execPath, '--input-type=module', '-e', PROBE]
       const child = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, BENCH_IMPORTS: JSON.stringify(imports) } })
       if (child.status !== 0) throw new Error(`import probe ${probe.id} failed: ${child.stderr}`)
-      runs.push(JSON.parse(child.stdout) as { ms: number, rss: number })
+      runs[index]!.push(JSON.parse(child.stdout) as { ms: number, rss: number })
     }
-    probes.push({ id: probe.id, label: probe.label, importMs: median(runs.map((run) => run.ms)), rss: median(runs.map((run) => run.rss)) })
   }
+  const probes = STARTUP_PROBES.map((probe, index) => ({
+    id: probe.id,
+    label: probe.label,
+    importMs: median(runs[index]!.map((run) => run.ms)),
+    rss: median(runs[index]!.map((run) => run.rss))
+  }))
   const answers: number[] = []
   for (let i = 0; i < RUNS; i++) {
     // Asynchronous: the probe fetches discovery and keys from the identity provider in this process.
@@ -62,5 +69,5 @@ export async function runStartup (fixture: Fixture): Promise<StartupResult> {
     answers.push(result.ms)
   }
   log(`start-up: first authenticated answer after ${Math.round(median(answers))} ms`)
-  return { probes, firstAnswerMs: median(answers) }
+  return { probes, firstAnswerMs: median(answers), runs: RUNS }
 }
