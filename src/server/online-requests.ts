@@ -222,6 +222,18 @@ export function requireView (registry: FeatureCatalog, name: string): FeatureVie
 }
 
 /**
+ * The view `POST /write-to-online-store` writes, looked up as Feast's handler looks it up: a
+ * feature view, then an on-demand view, then a stream feature view. A label view's name is unknown
+ * there, for every caller and before any permission (labels are written through `POST /push`), and
+ * so it answers exactly as an unknown name does.
+ */
+export function writableView (registry: FeatureCatalog, name: string): FeatureViewDef {
+  const view = requireView(registry, name)
+  if (view.kind === 'LabelView') throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
+  return view
+}
+
+/**
  * The views a materialization covers, as Feast's `FeatureStore._get_feature_views_to_materialize`
  * resolves them: the named ones (an unknown name is a 404), or, when no list is given (absent or
  * null), the default set: feature views and stream feature views that are online and enabled,

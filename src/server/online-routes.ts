@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
   checkFrameDepth, checkIncrementalWindow, checkMaterializable, checkMaterializeVersion, checkMaterializeWindow, materializedViews,
-  materializeIncrementalSchema, materializeQuerySchema, materializeSchema, pushedViews, pushSchema, pushTarget, queryFlag, requireView,
+  materializeIncrementalSchema, materializeQuerySchema, materializeSchema, pushedViews, pushSchema, pushTarget, queryFlag, writableView,
   rowsFor, writeToOnlineStoreSchema,
   type MaterializeBody, type PushBody, type WriteToOnlineStoreBody
 } from './online-requests.ts'
@@ -90,7 +90,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     const input = body<WriteToOnlineStoreBody>(request)
     checkFrameDepth(input.df, 'df')
     const scope = scopeOf(request)
-    return { ...scope, view: requireView(scope.registry, input.feature_view_name) }
+    return { ...scope, view: writableView(scope.registry, input.feature_view_name) }
   })
   app.post('/write-to-online-store', {
     schema: { body: writeToOnlineStoreSchema, querystring: projectQuerySchema },

@@ -111,6 +111,14 @@ describe('the reference server over a Feast registry file', () => {
     assert.deepEqual(allowed.body.feature_views, ['loan_labels'])
   })
 
+  test('POST /write-to-online-store does not know a label view\'s name, for a caller who may write it too (Feast\'s lookup never tries label views)', async () => {
+    for (const user of ['writer', 'nobody'] as const) {
+      const reply = await postAs(served.base, served.tokens[user], '/write-to-online-store', { feature_view_name: 'loan_labels', df: { dob_ssn: ['1'], defaulted: [true] } })
+      assert.equal(reply.status, 404, `${user}: ${reply.text}`)
+      assert.equal(reply.body.message, 'feature view "loan_labels" is not in the registry')
+    }
+  })
+
   test('labels pushed to a label view are read back online', async () => {
     const pushed = await postAs(served.base, served.tokens.writer, '/push', { push_source_name: 'loan_labels_push', df: { dob_ssn: ['7'], defaulted: [false] } })
     assert.equal(pushed.status, 200, pushed.text)
