@@ -8,6 +8,7 @@ import {
   FEATURE_VIEW_KINDS, catalogFromSnapshot,
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
+import { utcInstant } from './utc-instant.ts'
 
 /** Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). */
 export function loadYamlCatalogFile (input: string | { yaml: string, source?: string }): FeatureCatalog {
@@ -151,7 +152,7 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
         if (row[key] === undefined || row[key] === null) fail(['sample_rows', viewName, i], `missing join key ${JSON.stringify(key)}`)
       }
       const time = row[EVENT_TIMESTAMP]
-      if (time !== undefined && !(time instanceof Date) && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
+      if (time !== undefined && !(time instanceof Date) && (typeof time !== 'string' || Number.isNaN(utcInstant(time)))) {
         fail(['sample_rows', viewName, i, EVENT_TIMESTAMP], `expected an ISO 8601 date-time, got ${ConfigError.describe(time)}`)
       }
       return Object.freeze({ ...row, ...(time instanceof Date ? { [EVENT_TIMESTAMP]: time.toISOString() } : {}) })

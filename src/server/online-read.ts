@@ -10,7 +10,6 @@
 import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
-import { splitRef } from './catalog-yaml.ts'
 import { serviceResource, viewResource, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
 
 /** An entity value: Feast's entity keys are scalars. */
@@ -67,11 +66,7 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
     for (const { view } of service.features) if (!views.has(view)) views.set(view, registry.featureView(view))
     return { resources: [serviceResource(service, registry.project)], body, service, views, refs: service.features.map(({ view, feature }) => [view, feature]) }
   }
-  const refs = (body.features ?? []).map((ref): [string, string] => {
-    const [view, feature] = splitRef(ref)
-    if (feature === undefined || feature === '' || view === '') throw unprocessable(`feature reference ${JSON.stringify(ref)} must be written "view:feature"`)
-    return [view, feature]
-  })
+  const refs = (body.features ?? []).map(parseFeatureRef)
   // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
   // merged in where first met, then the on-demand views.
   const read: FeatureViewDef[] = []
@@ -92,6 +87,26 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
     }
   }
   return { resources: [...read, ...onDemand].map((view) => viewResource(view, registry.project)), body, service: undefined, views, refs }
+}
+
+/**
+ * A feature reference as Feast reads one (`utils._parse_feature_ref`): `view:feature`, where
+ * `view@latest` and `view@` name the view itself and any other `@` suffix but a version is part of
+ * the view's name. A version (`view@v2`) needs Feast's online versioning, off by default (Feast
+ * then answers 500); the reference server keeps no versions, so it is a 422.
+ */
+function parseFeatureRef (ref: string): [string, string] {
+  const colon = ref.indexOf(':')
+  const feature = colon < 0 ? '' : ref.slice(colon + 1)
+  let view = colon < 0 ? ref : ref.slice(0, colon)
+  const at = view.indexOf('@')
+  if (at >= 0) {
+    const suffix = view.slice(at + 1)
+    if (suffix === '' || suffix.toLowerCase() === 'latest') view = view.slice(0, at)
+    else if (/^[vV]\d+$/.test(suffix)) throw unprocessable(`feature reference ${JSON.stringify(ref)} names version ${suffix} of a feature view: the reference server keeps no feature view versions (Feast's registry.enable_online_feature_view_versioning)`)
+  }
+  if (feature === '' || view === '') throw unprocessable(`feature reference ${JSON.stringify(ref)} must be written "view:feature"`)
+  return [view, feature]
 }
 
 /**
@@ -147,18 +162,25 @@ export function columnLength (frame: Readonly<Record<string, readonly unknown[]>
 
 /**
  * The body's JSON types, checked in one flat pass (no recursion: a 10,000-level array is refused
- * at its first level). Unknown keys are ignored, as Feast's server ignores them.
+ * at its first level). Unknown keys are ignored, as Feast's server ignores them. As in Feast's
+ * request model, `feature_service` (a string, or null for none) wins over `features` when both are
+ * given: `features` must still be a list of strings then (Feast's clients send `[]` beside a
+ * service), and is not read.
  */
 export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
   if (!isObject(input)) throw unprocessable(`the body must be a JSON object, got ${jsonType(input)}`)
   const body = input as Record<string, unknown>
   const { features, feature_service: service, entities, full_feature_names: fullNames } = body
   if (features !== undefined) {
-    if (!Array.isArray(features) || features.length === 0) throw unprocessable(`"features" must be a non-empty list of "view:feature" strings, got ${jsonType(features)}`)
-    features.forEach((ref, i) => { if (typeof ref !== 'string' || ref === '') throw unprocessable(`features[${i}] must be a non-empty string, got ${jsonType(ref)}`) })
+    if (!Array.isArray(features)) throw unprocessable(`"features" must be a list of "view:feature" strings, got ${jsonType(features)}`)
+    features.forEach((ref, i) => { if (typeof ref !== 'string') throw unprocessable(`features[${i}] must be a string, got ${jsonType(ref)}`) })
   }
-  if (service !== undefined && (typeof service !== 'string' || service === '')) throw unprocessable(`"feature_service" must be a non-empty string, got ${jsonType(service)}`)
-  if ((features === undefined) === (service === undefined)) throw unprocessable('give exactly one of "features" (a list of "view:feature" references) and "feature_service"')
+  const byService = service !== undefined && service !== null
+  if (byService && (typeof service !== 'string' || service === '')) throw unprocessable(`"feature_service" must be a non-empty string, got ${jsonType(service)}`)
+  if (!byService) {
+    if (features === undefined || features.length === 0) throw unprocessable('give "features" (a non-empty list of "view:feature" references) or "feature_service"')
+    features.forEach((ref: string, i) => { if (ref === '') throw unprocessable(`features[${i}] must be a non-empty string, got an empty one`) })
+  }
   if (entities === undefined) throw unprocessable('the body must have "entities": { join key: [values] }')
   if (!isObject(entities) || Object.keys(entities).length === 0) throw unprocessable(`"entities" must be an object of columns { join key: [values] } with at least one column, got ${jsonType(entities)}`)
   for (const [column, values] of Object.entries(entities)) {
@@ -166,7 +188,9 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
     values.forEach((value, i) => { if (!isScalar(value)) throw unprocessable(`entities.${column}[${i}] must be a string, number, boolean or null (an entity key), got ${jsonType(value)}`) })
   }
   if (fullNames !== undefined && typeof fullNames !== 'boolean') throw unprocessable(`"full_feature_names" must be true or false, got ${jsonType(fullNames)}`)
-  return body as unknown as GetOnlineFeaturesBody
+  const checked = entities as GetOnlineFeaturesBody['entities']
+  const named = byService ? { feature_service: service as string } : { features: features as string[] }
+  return { ...named, entities: checked, ...(fullNames === undefined ? {} : { full_feature_names: fullNames as boolean }) }
 }
 
 function isObject (value: unknown): value is Record<string, unknown> {

@@ -11,6 +11,7 @@ import { columnLength } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
+import { utcInstant } from './utc-instant.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -142,14 +143,9 @@ export function queryFlag (query: Readonly<Record<string, unknown>> | undefined,
   throw unprocessable(`query parameter ${name} must be a boolean (true or false), got ${JSON.stringify(value)}`)
 }
 
-const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
-
-/**
- * A time as Feast reads it (`make_tzaware(parser.parse(...))`): a date-time without an offset is
- * UTC, not the server's local time (which is what `Date.parse` would make of it).
- */
+/** A time as Feast reads it (`make_tzaware(parser.parse(...))`), or a 422 naming the field. */
 function instant (value: string, field: string): number {
-  const time = Date.parse(LOCAL_DATE_TIME.test(value) ? `${value.replace(' ', 'T')}Z` : value)
+  const time = utcInstant(value)
   if (Number.isNaN(time)) throw unprocessable(`${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`)
   return time
 }
@@ -278,7 +274,7 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   const count = columnLength(df, 'df')
   const times = df[EVENT_TIMESTAMP]
   times?.forEach((time, i) => {
-    if (typeof time !== 'string' || Number.isNaN(Date.parse(time))) throw unprocessable(`df.${EVENT_TIMESTAMP}[${i}] must be an ISO 8601 date-time, got ${JSON.stringify(time)}`)
+    if (typeof time !== 'string' || Number.isNaN(utcInstant(time))) throw unprocessable(`df.${EVENT_TIMESTAMP}[${i}] must be an ISO 8601 date-time, got ${JSON.stringify(time)}`)
   })
   const columns = Object.keys(df)
   const rows: SampleRow[] = []

@@ -5,6 +5,7 @@
  */
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
+import { utcInstant } from './utc-instant.ts'
 
 /** A row as the online store keeps it. */
 export interface StoredRow {
@@ -37,7 +38,7 @@ export function createOnlineStore (registry: FeatureCatalog): OnlineStore {
       for (const row of rows) {
         const key = entityKey(view.entities.map((entity) => row[entity]))
         const time = row[EVENT_TIMESTAMP]
-        const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(time)) : defaultTime
+        const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(utcInstant(time))) : defaultTime
         const previous = table.get(key)
         if (previous !== undefined && Date.parse(previous.eventTimestamp) > Date.parse(eventTimestamp)) continue
         const values: Record<string, unknown> = {}

@@ -34,10 +34,37 @@ describe('readTarget: the resources a request is checked on', () => {
     expectError(() => readTarget(registry, { features: ['nope:x'], entities: { a: [1] } }), { statusCode: 404, message: /feature view "nope"/ })
   })
 
+  test('with both, the feature service is read and the features are not, as in Feast\'s request model', () => {
+    assert.deepEqual(names({ feature_service: 'credit_service', features: ['nope:x'], entities: { dob_ssn: ['1'] } }), ['FeatureService:credit_service'])
+  })
+
+  test('an empty features list beside a feature service, as Feast\'s clients send it, is accepted', () => {
+    assert.deepEqual(names({ feature_service: 'credit_service', features: [], entities: { dob_ssn: ['1'] } }), ['FeatureService:credit_service'])
+  })
+
+  test('a null feature service is none: the features are read', () => {
+    assert.deepEqual(names({ feature_service: null, features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['1'] } }), ['FeatureView:credit_history'])
+  })
+
+  test('view@latest and view@ name the view itself, as Feast reads references', () => {
+    assert.deepEqual(names({ features: ['credit_history@latest:credit_card_due', 'credit_history@LATEST:missed_payments', 'zipcode_features@:population'], entities: { dob_ssn: ['1'] } }),
+      ['FeatureView:credit_history', 'FeatureView:zipcode_features'])
+  })
+
+  test('a version-qualified reference is a 422: the reference server keeps no feature view versions', () => {
+    expectError(() => readTarget(registry, { features: ['credit_history@v2:credit_card_due'], entities: { dob_ssn: ['1'] } }), { statusCode: 422, message: /names version v2 of a feature view/ })
+  })
+
+  test('any other @ suffix is part of the view\'s name, as in Feast', () => {
+    expectError(() => readTarget(registry, { features: ['credit_history@beta:credit_card_due'], entities: { dob_ssn: ['1'] } }), { statusCode: 404, message: /feature view "credit_history@beta"/ })
+  })
+
   test('wrong JSON types are a 422 naming the field, never echoing the value', () => {
     for (const [body, field] of [
       [[], /body must be a JSON object, got a list/],
-      [{ features: 'credit_history:credit_card_due', entities: { a: [1] } }, /"features" must be a non-empty list/],
+      [{ features: 'credit_history:credit_card_due', entities: { a: [1] } }, /"features" must be a list of "view:feature" strings, got a string$/],
+      [{ features: [], entities: { a: [1] } }, /give "features" \(a non-empty list of "view:feature" references\) or "feature_service"/],
+      [{ feature_service: 'credit_service', features: [1], entities: { a: [1] } }, /features\[0\] must be a string, got a number$/],
       [{ features: ['credit_history:credit_card_due'], entities: { a: [[[1]]] } }, /entities\.a\[0\] must be a string, number, boolean or null \(an entity key\), got a list$/],
       [{ features: ['credit_history:credit_card_due'], entities: { a: 'x'.repeat(1000) } }, /entities\.a must be a list of values, got a string$/],
       [{ features: ['credit_history'], entities: { a: [1] } }, /must be written "view:feature"/],
@@ -55,6 +82,12 @@ describe('readFeatures: after the check', () => {
     const response = readFeatures(readTarget(registry, { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179', 'x'] } }), store)
     assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
     assert.deepEqual(response.results.map((column) => column.values), [['19530219_5179', 'x'], [8419, null]])
+  })
+
+  test('with full feature names, a view read as view@latest is named by the view\'s own name', () => {
+    const response = readFeatures(readTarget(registry, { features: ['credit_history@latest:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] }, full_feature_names: true }), store)
+    assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_history__credit_card_due'])
+    assert.deepEqual(response.results[1]?.values, [8419])
   })
 
   test('a feature service whose view is gone from the registry is a 404 only now', () => {

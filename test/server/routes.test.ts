@@ -109,10 +109,10 @@ describe('POST /get-online-features', () => {
     assert.match(reply.body.message, /feature view "nope" is not in the registry/)
   })
 
-  test('both features and feature_service is 422', async () => {
-    const reply = await post('/get-online-features', 'reader', { ...SERVICE_READ, features: ['driver_hourly_stats:conv_rate'] })
-    assert.equal(reply.status, 422)
-    assert.match(reply.body.message, /exactly one of "features"/)
+  test('with both features and feature_service, the service is read and the features are ignored, as by Feast', async () => {
+    const both = await post('/get-online-features', 'reader', { ...SERVICE_READ, features: ['nope:x'] })
+    assert.equal(both.status, 200)
+    assert.deepEqual(both.body, (await post('/get-online-features', 'reader', SERVICE_READ)).body)
   })
 
   test('a body without entities is 422 naming the missing property', async () => {
