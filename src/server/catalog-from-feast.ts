@@ -37,7 +37,8 @@ export function catalogFromFeastRegistry (
       const service: FeatureServiceDef = {
         name: found.name,
         tags: found.tags,
-        features: found.projections.flatMap((projection) => projection.features.map((feature) => ({ view: projection.featureView, feature })))
+        features: found.projections.flatMap(({ featureView: view, alias, features }) =>
+          features.map((feature) => ({ view, feature, ...(alias === undefined ? {} : { alias }) })))
       }
       return service
     },

@@ -44,6 +44,8 @@ export interface FeatureViewDef {
 export interface FeatureRef {
   readonly view: string
   readonly feature: string
+  /** The name a feature service shows the view under (Feast's projection alias): full feature names use it. */
+  readonly alias?: string | undefined
 }
 
 /** A feature service: a named list of features of several views. */

@@ -41,8 +41,11 @@ export interface ReadTarget {
   readonly service: FeatureServiceDef | undefined
   /** @internal The views the features come from, by name, as found before the check. */
   readonly views: ReadonlyMap<string, FeatureViewDef | undefined>
-  /** @internal `[view, feature]` per requested feature, in request order. */
-  readonly refs: ReadonlyArray<readonly [string, string]>
+  /**
+   * @internal `[view, feature]` per requested feature, in request order, and for a feature
+   * service's, the alias its projection shows the view under (what full feature names start with).
+   */
+  readonly refs: ReadonlyArray<readonly [string, string, (string | undefined)?]>
 }
 
 /** Feast's get-online-features answer: one column per entity, then one per feature. */
@@ -64,7 +67,8 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
     if (service === undefined) throw notFound(`feature service ${JSON.stringify(body.feature_service)} is not in the registry`)
     // Looked up now (one snapshot), judged after the check: the service is all the caller may learn about.
     for (const { view } of service.features) if (!views.has(view)) views.set(view, registry.featureView(view))
-    return { resources: [serviceResource(service, registry.project)], body, service, views, refs: service.features.map(({ view, feature }) => [view, feature]) }
+    const refs = service.features.map(({ view, feature, alias }) => [view, feature, alias] as const)
+    return { resources: [serviceResource(service, registry.project)], body, service, views, refs }
   }
   const refs = (body.features ?? []).map(parseFeatureRef)
   // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
@@ -115,11 +119,11 @@ function parseFeatureRef (ref: string): [string, string] {
  */
 export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
   const { body, views } = target
-  const features = target.refs.map(([name, feature]) => {
+  const features = target.refs.map(([name, feature, alias]) => {
     const view = views.get(name)
     if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
     if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(name)} has no feature ${JSON.stringify(feature)}`)
-    return { view, feature }
+    return { view, feature, shownAs: alias ?? view.name }
   })
   const rowCount = columnLength(body.entities, 'entities')
   for (const view of new Set(features.map((item) => item.view))) {
@@ -146,7 +150,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     }
     results.push(column)
   }
-  const featureNames = features.map(({ view, feature }) => body.full_feature_names === true ? `${view.name}__${feature}` : feature)
+  const featureNames = features.map(({ feature, shownAs }) => body.full_feature_names === true ? `${shownAs}__${feature}` : feature)
   return { metadata: { feature_names: [...entityNames, ...featureNames] }, results }
 }
 

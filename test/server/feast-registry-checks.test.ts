@@ -36,7 +36,9 @@ const REGISTRY = encodeRegistry({
   // Labels arrive by push, as Feast sets label views up: the source is a push source (type 9).
   label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true, source: { name: 'loan_labels_push', type: 9 } } }],
   // A push source the registry has, read by no view.
-  data_sources: [{ name: 'unread_push', project: 'credit', type: 9 }]
+  data_sources: [{ name: 'unread_push', project: 'credit', type: 9 }],
+  // A service showing credit_history under another name (Feast's projection alias).
+  feature_services: [{ spec: { name: 'scoring', project: 'credit', features: [{ feature_view_name: 'credit_history', feature_view_name_alias: 'history', feature_columns: [{ name: 'credit_history_value' }] }] } }]
 })
 
 let registry: FeastRegistry
@@ -125,6 +127,12 @@ describe('the reference server over a Feast registry file', () => {
     const read = await postAs(served.base, served.tokens.reader, '/get-online-features', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['7'] } })
     assert.equal(read.status, 200, read.text)
     assert.deepEqual(read.body.results.map((column: { values: unknown[] }) => column.values), [['7'], [false]])
+  })
+
+  test('with full feature names, a feature service\'s columns are named by its projection\'s alias, as Feast names them', async () => {
+    const reply = await postAs(served.base, served.tokens.reader, '/get-online-features', { feature_service: 'scoring', entities: { dob_ssn: ['1'] }, full_feature_names: true })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'history__credit_history_value'])
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {
