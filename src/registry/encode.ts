@@ -1,4 +1,4 @@
-import { isMessageType, messageDescriptor, type FieldDescriptor, type MessageName } from './schema.ts'
+import { isMessageType, messageDescriptor, type FieldDescriptor, type MessageDescriptor, type MessageName } from './schema.ts'
 
 /*
  * The encoder twin of `decode.ts`, driven by the same descriptors: it writes the fields the schema
@@ -9,7 +9,7 @@ import { isMessageType, messageDescriptor, type FieldDescriptor, type MessageNam
  * Serialises a registry given as a plain object in the schema's snake_case field names (enum
  * fields as numbers), for tests and tools that need a registry file; Feast writes the real ones.
  * Only the fields feast-authz reads can be written. Throws a TypeError naming a field the schema
- * does not have or a value of the wrong type.
+ * does not have, a value of the wrong type, or two members of one oneof.
  */
 export function encodeRegistry (registry: Record<string, unknown>): Uint8Array {
   const out: number[] = []
@@ -23,11 +23,20 @@ function writeMessage (out: number[], name: MessageName, value: unknown, path: s
   for (const key of Object.keys(value)) {
     if (!descriptor.byName.has(key)) throw new TypeError(`not a valid feast.core.Registry: ${path}: ${name} has no field ${key}`)
   }
+  checkOneofs(descriptor, value as Record<string, unknown>, path)
   const fields = [...descriptor.byName].sort(([, a], [, b]) => a.no - b.no)
   for (const [fieldName, field] of fields) {
     const fieldValue = (value as Record<string, unknown>)[fieldName]
     if (fieldValue === undefined || fieldValue === null) continue
     writeField(out, field, fieldValue, `${path}.${fieldName}`)
+  }
+}
+
+/** A message holds one member of each oneof; given two, the decoder would keep only the later one. */
+function checkOneofs (descriptor: MessageDescriptor, value: Record<string, unknown>, path: string): void {
+  for (const [group, members] of descriptor.oneofs) {
+    const set = members.filter((member) => value[member] !== undefined && value[member] !== null)
+    if (set.length > 1) throw new TypeError(`not a valid feast.core.Registry: ${path}: ${set.join(' and ')} are members of the oneof ${group}, which holds one`)
   }
 }
 

@@ -65,22 +65,34 @@ export function permissionFromMessage (message: Message<'Permission'>, index: nu
 
 /** The policy of the message; the policy constructors' errors, named with the policy's proto path. */
 function policyOf (policy: Message<'Policy'> | undefined, where: PermissionErrorDetails): Policy | undefined {
+  const member = policy === undefined ? undefined : policyMember(policy)
   try {
-    return policyFromMessage(policy)
+    return policy === undefined || member === undefined ? undefined : policyFromMember(policy, member)
   } catch (error) {
     if (!(error instanceof PermissionError)) throw error
-    const arm = policy === undefined ? undefined : POLICY_ONEOF.find((key) => policy[key] !== undefined)
-    const field = ['policy', arm, error.field].filter((part) => part !== undefined).join('.')
+    const field = ['policy', member, error.field].filter((part) => part !== undefined).join('.')
     throw new PermissionError(error.reason, { ...where, field }, error)
   }
 }
 
-function policyFromMessage (policy: Message<'Policy'> | undefined): Policy | undefined {
-  if (policy === undefined) return undefined
-  if (policy.role_based_policy !== undefined) return roleBasedPolicy([...(policy.role_based_policy.roles ?? [])])
-  if (policy.group_based_policy !== undefined) return groupBasedPolicy([...(policy.group_based_policy.groups ?? [])])
-  if (policy.namespace_based_policy !== undefined) return namespaceBasedPolicy([...(policy.namespace_based_policy.namespaces ?? [])])
-  const combined = policy.combined_group_namespace_policy
-  if (combined !== undefined) return combinedGroupNamespacePolicy([...(combined.groups ?? [])], [...(combined.namespaces ?? [])])
-  return undefined
+type PolicyMember = (typeof POLICY_ONEOF)[number]
+
+/**
+ * The member of the `policy_type` oneof the policy holds. The decoder leaves at most one (the one
+ * read last, as protobuf does), so this is the policy Feast enforces too.
+ */
+function policyMember (policy: Message<'Policy'>): PolicyMember | undefined {
+  return POLICY_ONEOF.find((member) => policy[member] !== undefined)
+}
+
+function policyFromMember (policy: Message<'Policy'>, member: PolicyMember): Policy | undefined {
+  switch (member) {
+    case 'role_based_policy': return roleBasedPolicy([...(policy.role_based_policy?.roles ?? [])])
+    case 'group_based_policy': return groupBasedPolicy([...(policy.group_based_policy?.groups ?? [])])
+    case 'namespace_based_policy': return namespaceBasedPolicy([...(policy.namespace_based_policy?.namespaces ?? [])])
+    case 'combined_group_namespace_policy': {
+      const combined = policy.combined_group_namespace_policy
+      return combinedGroupNamespacePolicy([...(combined?.groups ?? [])], [...(combined?.namespaces ?? [])])
+    }
+  }
 }

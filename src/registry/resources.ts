@@ -1,5 +1,5 @@
 import type { Resource, ResourceType } from '../permissions/model.ts'
-import { PUSH_SOURCE_TYPE, type Message, type RegistryMessage, type Tags } from './schema.ts'
+import { CUSTOM_SOURCE_TYPE, PUSH_SOURCE_TYPE, type Message, type RegistryMessage, type Tags } from './schema.ts'
 
 type DataSourceMessage = Message<'DataSource'>
 type FeatureSpecMessage = Message<'FeatureSpecV2'>
@@ -166,7 +166,7 @@ function project (message: Message<'Project'>): ProjectResource | undefined {
 
 function entity (message: Message<'Entity'>): EntityResource | undefined {
   const spec = message.spec
-  const common = base('Entity', spec?.name, nonEmpty(spec?.project) ?? message.project, spec?.tags, spec?.description, spec?.owner)
+  const common = base('Entity', spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
   return common === undefined ? undefined : { ...common, ...optional('joinKey', spec?.join_key) }
 }
 
@@ -267,10 +267,19 @@ function permissionResource (message: Message<'Permission'>): PermissionResource
   return base('Permission', spec?.name, spec?.project, spec?.tags)
 }
 
-/** Feast marks push sources with `type: PUSH_SOURCE`; older registries only by class name. */
+/**
+ * Whether Feast loads the source as a PushSource (`DataSource.from_proto`): the `type` alone
+ * picks the class, except for a custom source, whose class Feast imports from the path in
+ * `data_source_class_type`. Of those paths only the ones to Feast's own class are recognised; a
+ * subclass or a re-export elsewhere is not, so a push to such a source finds no view here.
+ */
 function isPushSource (source: DataSourceMessage): boolean {
-  return source.type === PUSH_SOURCE_TYPE || (source.data_source_class_type ?? '').endsWith('.PushSource')
+  if (source.type === PUSH_SOURCE_TYPE) return true
+  return source.type === CUSTOM_SOURCE_TYPE && PUSH_SOURCE_CLASSES.has(source.data_source_class_type ?? '')
 }
+
+// Where Feast's PushSource class is defined, and the package's export of it.
+const PUSH_SOURCE_CLASSES: ReadonlySet<string> = new Set(['feast.data_source.PushSource', 'feast.PushSource'])
 
 function names (features: readonly FeatureSpecMessage[] | undefined): readonly string[] {
   return Object.freeze((features ?? []).map((feature) => feature.name ?? '').filter((name) => name !== ''))
@@ -280,10 +289,6 @@ function tagsOf (tags: Tags | undefined): Tags {
   if (tags === undefined || Object.keys(tags).length === 0) return NO_TAGS
   // A null-prototype copy: a tag called `__proto__` is just a tag.
   return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, tags))
-}
-
-function nonEmpty (value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value
 }
 
 function flag<K extends string> (key: K, value: boolean | undefined): { [P in K]?: boolean } {

@@ -11,6 +11,9 @@
  * every other field is skipped, so registries written by newer Feast versions still load.
  *
  * Not read: feature view version history (Registry 18), infra (10), feature tables (2).
+ *
+ * The `oneof` groups of these messages are declared apart (`ONEOFS`): reading one member of a
+ * group unsets the others, as protobuf does, so a message never holds two members of a group.
  */
 
 /** Scalar field types, by their `.proto` names. Enums are read as their numbers (`enum`). */
@@ -57,11 +60,7 @@ const MESSAGES = {
   Project: { spec: message(1, 'ProjectSpec') },
   ProjectSpec: { name: string(1), description: string(2), tags: tags(3), owner: string(4) },
 
-  Entity: {
-    spec: message(1, 'EntitySpecV2'),
-    // Where registries written before the project moved into the spec keep it.
-    project: string(3)
-  },
+  Entity: { spec: message(1, 'EntitySpecV2') },
   EntitySpecV2: { name: string(1), description: string(3), join_key: string(4), tags: tags(8), project: string(9), owner: string(10) },
 
   FeatureSpecV2: { name: string(1) },
@@ -146,7 +145,7 @@ const MESSAGES = {
   },
 
   DataSource: {
-    // DataSource.SourceType, read as a number (PUSH_SOURCE = 9) so unknown kinds still decode.
+    // DataSource.SourceType, read as a number (CUSTOM_SOURCE = 6, PUSH_SOURCE = 9) so unknown kinds still decode.
     type: { no: 1, type: 'enum' },
     data_source_class_type: string(17),
     name: string(20),
@@ -190,7 +189,7 @@ const MESSAGES = {
   Policy: {
     name: string(1),
     project: string(2),
-    // The policy_type oneof.
+    // The policy_type oneof (see ONEOFS): at most one of these is set.
     role_based_policy: message(3, 'RoleBasedPolicy'),
     group_based_policy: message(4, 'GroupBasedPolicy'),
     namespace_based_policy: message(5, 'NamespaceBasedPolicy'),
@@ -210,8 +209,43 @@ type Schema = typeof MESSAGES
 /** The name of a message of the schema. */
 export type MessageName = keyof Schema
 
-/** Names of the message groups Feast's `oneof policy_type` chooses between, in `Policy`. */
-export const POLICY_ONEOF = ['role_based_policy', 'group_based_policy', 'namespace_based_policy', 'combined_group_namespace_policy'] as const
+/** A message's `oneof` groups: group name → its members (member name → field number). */
+type OneofGroups = Readonly<Record<string, Readonly<Record<string, number>>>>
+
+/*
+ * Every `oneof` of the messages above, with all its members as Feast's .proto files list them,
+ * whether the schema declares them as fields or not. A group is declared whole or not at all:
+ * were only some members declared, an undeclared member read after a declared one would be
+ * skipped and leave the declared one set, where protobuf unsets it (checked when the descriptors
+ * are built). Groups none of whose members are declared change nothing when decoding; they are
+ * listed so that declaring one of their members cannot forget the group.
+ * Not listed: proto3 `optional` fields, each alone in a hidden oneof with nothing to unset.
+ */
+const ONEOFS = {
+  DataSource: {
+    options: {
+      file_options: 11,
+      bigquery_options: 12,
+      kafka_options: 13,
+      kinesis_options: 14,
+      redshift_options: 15,
+      custom_options: 16,
+      request_data_options: 18,
+      snowflake_options: 19,
+      push_options: 22,
+      spark_options: 27,
+      trino_options: 30,
+      athena_options: 35
+    }
+  },
+  FeatureTransformationV2: { transformation: { user_defined_function: 1, substrait_transformation: 2 } },
+  OnDemandSource: { source: { feature_view: 1, request_data_source: 2, feature_view_projection: 3 } },
+  ValidationReference: { profiler: { ge_profiler: 6 }, cached_profile: { ge_profile: 7 } },
+  Policy: { policy_type: { role_based_policy: 3, group_based_policy: 4, namespace_based_policy: 5, combined_group_namespace_policy: 6 } }
+} as const satisfies { readonly [N in MessageName]?: OneofGroups }
+
+/** The members of `Policy`'s `oneof policy_type`: the kinds of policy a permission can have. */
+export const POLICY_ONEOF = Object.freeze(Object.keys(ONEOFS.Policy.policy_type)) as readonly (keyof typeof ONEOFS.Policy.policy_type)[]
 
 type ScalarValue<T> = T extends 'string' ? string : T extends 'bool' ? boolean : T extends 'int32' | 'int64' | 'enum' ? number : never
 type Value<T> = T extends MessageName ? Message<T> : ScalarValue<T>
@@ -233,22 +267,69 @@ export type RegistryMessage = Message<'Registry'>
 /** Tags (`map<string, string>`) as decoded: a null-prototype object. */
 export type Tags = Readonly<Record<string, string>>
 
+/** A declared field as the decoder finds it by number. */
+export interface NumberedField {
+  readonly name: string
+  readonly field: FieldDescriptor
+  /** For a member of a oneof: the other members, which reading this one unsets. */
+  readonly oneofSiblings?: readonly string[]
+}
+
 /** A message's fields by name and by number, for the decoder and the encoder. */
 export interface MessageDescriptor {
   readonly name: MessageName
   readonly byName: ReadonlyMap<string, FieldDescriptor>
-  readonly byNumber: ReadonlyMap<number, { readonly name: string, readonly field: FieldDescriptor }>
+  readonly byNumber: ReadonlyMap<number, NumberedField>
+  /** The oneof groups whose members are declared: group name → member names. */
+  readonly oneofs: ReadonlyMap<string, readonly string[]>
 }
 
 const descriptors = new Map<MessageName, MessageDescriptor>()
 for (const [name, fields] of Object.entries(MESSAGES) as [MessageName, Record<string, FieldDescriptor>][]) {
-  const byName = new Map<string, FieldDescriptor>()
-  const byNumber = new Map<number, { name: string, field: FieldDescriptor }>()
-  for (const [fieldName, field] of Object.entries(fields)) {
-    byName.set(fieldName, field)
-    byNumber.set(field.no, { name: fieldName, field })
+  const groups: OneofGroups = (ONEOFS as { readonly [N in MessageName]?: OneofGroups })[name] ?? {}
+  descriptors.set(name, describeMessage(name, fields, groups))
+}
+
+/**
+ * The descriptor of a message from its fields and its oneof groups (exported for tests). Throws
+ * when a group disagrees with the fields: a member at another number or under another name, a
+ * repeated or map member, or a group only partly declared.
+ */
+export function describeMessage (name: MessageName, fields: Record<string, FieldDescriptor>, groups: OneofGroups): MessageDescriptor {
+  const byName = new Map(Object.entries(fields))
+  const oneofs = new Map<string, readonly string[]>()
+  const siblings = new Map<string, readonly string[]>()
+  for (const [group, members] of Object.entries(groups)) {
+    const declared = declaredMembers(`${name}.${group}`, byName, members)
+    if (declared.length === 0) continue
+    oneofs.set(group, declared)
+    for (const member of declared) siblings.set(member, Object.freeze(declared.filter((other) => other !== member)))
   }
-  descriptors.set(name, { name, byName, byNumber })
+  const byNumber = new Map<number, NumberedField>()
+  for (const [fieldName, field] of byName) {
+    const oneofSiblings = siblings.get(fieldName)
+    byNumber.set(field.no, oneofSiblings === undefined ? { name: fieldName, field } : { name: fieldName, field, oneofSiblings })
+  }
+  return { name, byName, byNumber, oneofs }
+}
+
+/** The members of a oneof group that are declared fields; throws if the declarations disagree. */
+function declaredMembers (where: string, fields: ReadonlyMap<string, FieldDescriptor>, members: Readonly<Record<string, number>>): string[] {
+  const declared: string[] = []
+  const missing: string[] = []
+  for (const [member, no] of Object.entries(members)) {
+    const field = fields.get(member)
+    const other = field === undefined ? [...fields].find(([, declaredField]) => declaredField.no === no)?.[0] : undefined
+    if (other !== undefined) throw new Error(`registry schema: ${where}: field ${no} is declared as ${other}, the oneof calls it ${member}`)
+    if (field === undefined) { missing.push(member); continue }
+    if (field.no !== no) throw new Error(`registry schema: ${where}: ${member} is field ${field.no}, the oneof says ${no}`)
+    if (field.label !== undefined) throw new Error(`registry schema: ${where}: ${member} is a ${field.label} field, which a oneof cannot hold`)
+    declared.push(member)
+  }
+  if (declared.length > 0 && missing.length > 0) {
+    throw new Error(`registry schema: ${where}: declare every member of the oneof or none (${missing.join(', ')} not declared)`)
+  }
+  return declared
 }
 
 /** The descriptor of the message `name`. */
@@ -276,3 +357,6 @@ export const ACTION_NUMBERS = [
 
 /** `DataSource.SourceType.PUSH_SOURCE`. */
 export const PUSH_SOURCE_TYPE = 9
+
+/** `DataSource.SourceType.CUSTOM_SOURCE`: Feast takes the class from `data_source_class_type`. */
+export const CUSTOM_SOURCE_TYPE = 6

@@ -120,3 +120,42 @@ describe('decoding a registry file: the memory budget', () => {
     assert.equal(decodeRegistry(file(views, PROJECT), { maxDecodedBytes: 10_000_000 }).feature_views?.length, 2000)
   })
 })
+
+describe('decoding a registry file: a oneof holds the member read last, as Python\'s protobuf does', () => {
+  const role = (...roles: string[]): number[] => bytes(3, roles.flatMap((name) => string(1, name)))
+  const group = (...groups: string[]): number[] => bytes(4, groups.flatMap((name) => string(1, name)))
+  const policyOf = (...policy: number[][]): unknown => {
+    const permission = bytes(16, bytes(1, [...string(1, 'p'), ...string(2, 'demo'), ...bytes(7, policy.flat())]))
+    return decodeRegistry(file(permission, PROJECT)).permissions?.[0]?.spec?.policy
+  }
+
+  it('keeps the group-based policy when a role-based policy comes before it', () => {
+    assert.deepEqual(policyOf(role('admin'), group('readers')), { group_based_policy: { groups: ['readers'] } })
+  })
+
+  it('keeps the role-based policy when a group-based policy comes before it', () => {
+    assert.deepEqual(policyOf(group('readers'), role('admin')), { role_based_policy: { roles: ['admin'] } })
+  })
+
+  it('merges a member written twice in a row, as any singular message', () => {
+    assert.deepEqual(policyOf(role('a'), role('b')), { role_based_policy: { roles: ['a', 'b'] } })
+  })
+
+  it('starts a member afresh when it comes back after another member', () => {
+    assert.deepEqual(policyOf(role('a'), group('readers'), role('b')), { role_based_policy: { roles: ['b'] } })
+  })
+
+  it('leaves the fields outside the oneof as they are', () => {
+    assert.deepEqual(policyOf(string(1, 'named'), role('a'), string(2, 'demo'), group('g')), { name: 'named', project: 'demo', group_based_policy: { groups: ['g'] } })
+  })
+
+  it('charges the memory budget for every member it reads, the ones it unsets included', () => {
+    // 5,000 members of 2 bytes each: alternating, each is a new object; repeated, one merged object.
+    const alternating = Array.from({ length: 5000 }, (_, i) => i % 2 === 0 ? role() : group())
+    const repeated = Array.from({ length: 5000 }, () => role())
+    const budget = { maxDecodedBytes: 500_000 }
+    const load = (members: number[][]): unknown => decodeRegistry(file(bytes(16, bytes(1, bytes(7, members.flat()))), PROJECT), budget)
+    assert.throws(() => load(alternating), DecodeBudgetError)
+    assert.doesNotThrow(() => load(repeated))
+  })
+})

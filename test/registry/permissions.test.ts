@@ -10,6 +10,7 @@ import { decodeRegistry } from '../../src/registry/decode.ts'
 import { buildSnapshot, type RegistrySnapshot } from '../../src/registry/snapshot.ts'
 import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
 import { permissionMessage, registryBytes } from '../helpers/registry-builder.ts'
+import { wire } from '../helpers/feast-registry-writer.ts'
 import { expectError } from '../helpers/errors.ts'
 
 /** Encodes `permissions` into a registry, decodes it, and returns what the registry serves for `demo`. */
@@ -155,5 +156,37 @@ describe('decisions with permissions from a registry equal those with the same p
     const message = permissionMessage(permission({ name: 'p', types: ['Project', 'LabelView'], actions: ['READ_OFFLINE'], policy: roleBasedPolicy(['r']) }), 'demo')
     assert.deepEqual((message.spec as { types: number[] }).types, [10, 11])
     assert.deepEqual((message.spec as { actions: number[] }).actions, [5])
+  })
+})
+
+describe('a permission whose policy has two members of the policy_type oneof on the wire (a file Feast never writes)', () => {
+  const { bytes, string } = wire
+  const role = bytes(3, string(1, 'admin'))
+  const group = bytes(4, string(1, 'readers'))
+  const registryWithPolicy = (...policy: number[][]): Uint8Array => {
+    const spec = [...string(1, 'p'), ...string(2, 'demo'), ...bytes(6, [1]), ...bytes(7, policy.flat())]
+    return Uint8Array.from([...bytes(16, bytes(1, spec)), ...bytes(17, bytes(1, string(1, 'demo')))])
+  }
+  const readPolicy = (...policy: number[][]): unknown => load(registryWithPolicy(...policy)).permissions[0]?.permission.policy
+  const principal = (fields: { roles?: string[], groups?: string[] }): Principal =>
+    createPrincipal({ username: 'u', roles: fields.roles ?? [], groups: fields.groups ?? [], namespaces: [], source: 'oidc' })
+
+  it('is read with the group policy when the role policy comes first, as Feast reads it', () => {
+    assert.deepEqual(readPolicy(role, group), { kind: 'group', groups: ['readers'] })
+  })
+
+  it('is read with the role policy when the group policy comes first', () => {
+    assert.deepEqual(readPolicy(group, role), { kind: 'role', roles: ['admin'] })
+  })
+
+  it('grants the members of the later group, not the holders of the earlier role', () => {
+    const permissions = load(registryWithPolicy(role, group)).permissions.map((read) => read.permission)
+    const resource = { type: 'FeatureView', name: 'v', project: 'demo', tags: {} } as const
+    assert.equal(decide(permissions, principal({ roles: ['admin'] }), resource, ['DESCRIBE']).allowed, false)
+    assert.equal(decide(permissions, principal({ groups: ['readers'] }), resource, ['DESCRIBE']).allowed, true)
+  })
+
+  it('names the member it kept when that member is invalid', () => {
+    expectError(() => readPolicy(role, bytes(4, string(1, ''))), { type: PermissionError, message: /policy\.group_based_policy\.groups\[0\]: expected a non-empty string/ })
   })
 })

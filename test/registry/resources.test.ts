@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { decodeRegistry } from '../../src/registry/decode.ts'
+import { buildSnapshot, pushTargets, type RegistryProject } from '../../src/registry/snapshot.ts'
+import { wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
+
+function project (registry: Uint8Array): RegistryProject {
+  return buildSnapshot(decodeRegistry(registry), '/test/registry.db').projects.get('demo') ?? assert.fail('project demo missing')
+}
+
+describe('push sources, as Feast\'s DataSource.from_proto picks the class', () => {
+  const batch = { type: 'BATCH_FILE', name: 'events', project: 'demo', data_source_class_type: 'feast.infra.offline_stores.file_source.FileSource' }
+  /** The targets of a push to `incoming` when it is the stream source of a feature view and the source of a label view. */
+  const targetsOf = (source: Record<string, unknown>): string[] => {
+    const incoming = { ...source, name: 'incoming', project: 'demo', batch_source: batch }
+    const registry = writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      feature_views: [{ spec: { name: 'view', project: 'demo', batch_source: batch, stream_source: incoming, online: true } }],
+      label_views: [{ spec: { name: 'labels', project: 'demo', source: incoming, online: true } }]
+    })
+    return pushTargets(project(registry), 'incoming').map((target) => `${target.type}:${target.name}`)
+  }
+
+  it('a PUSH_SOURCE is one: the views it feeds are its push targets', () => {
+    assert.deepEqual(targetsOf({ type: 'PUSH_SOURCE', data_source_class_type: 'feast.data_source.PushSource' }), ['FeatureView:view', 'LabelView:labels'])
+  })
+
+  it('a PUSH_SOURCE is one whatever class it records, since Feast reads the class only for custom sources', () => {
+    assert.deepEqual(targetsOf({ type: 'PUSH_SOURCE', data_source_class_type: 'feast.infra.offline_stores.file_source.FileSource' }), ['FeatureView:view', 'LabelView:labels'])
+  })
+
+  it('a BATCH_FILE source recording the PushSource class is not one: the views it feeds are no push targets', () => {
+    assert.deepEqual(targetsOf({ type: 'BATCH_FILE', data_source_class_type: 'feast.data_source.PushSource' }), [])
+  })
+
+  it('a CUSTOM_SOURCE whose class is feast.data_source.PushSource is one, as Feast imports that class for it', () => {
+    assert.deepEqual(targetsOf({ type: 'CUSTOM_SOURCE', data_source_class_type: 'feast.data_source.PushSource' }), ['FeatureView:view', 'LabelView:labels'])
+  })
+
+  it('a CUSTOM_SOURCE whose class is feast.PushSource, the package\'s export of the same class, is one', () => {
+    assert.deepEqual(targetsOf({ type: 'CUSTOM_SOURCE', data_source_class_type: 'feast.PushSource' }), ['FeatureView:view', 'LabelView:labels'])
+  })
+
+  it('a CUSTOM_SOURCE whose class is another module\'s PushSource is not one', () => {
+    assert.deepEqual(targetsOf({ type: 'CUSTOM_SOURCE', data_source_class_type: 'my_company.sources.PushSource' }), [])
+  })
+
+  it('a CUSTOM_SOURCE naming no class is not one', () => {
+    assert.deepEqual(targetsOf({ type: 'CUSTOM_SOURCE' }), [])
+  })
+})
+
+describe('entities, in the project their spec names (Feast lists them by spec.project only)', () => {
+  const { bytes, string, tag, varint } = wire
+  const PROJECT = bytes(17, bytes(1, string(1, 'demo')))
+  const entity = (...fields: number[][]): number[] => bytes(1, fields.flat())
+  const entities = (...parts: number[][]): string[] =>
+    project(Uint8Array.from([...parts.flat(), ...PROJECT])).resources.filter((resource) => resource.type === 'Entity').map((resource) => resource.name)
+
+  it('an entity whose spec names the project is one of its resources', () => {
+    assert.deepEqual(entities(entity(bytes(1, [...string(1, 'driver'), ...string(9, 'demo')]))), ['driver'])
+  })
+
+  it('an entity whose spec names no project is left out, even with a project in the removed field 3', () => {
+    assert.deepEqual(entities(entity(bytes(1, string(1, 'driver')), string(3, 'demo'))), [])
+  })
+
+  it('the removed field 3 is skipped as any unknown field, whatever its wire type', () => {
+    const withNumber = entity(bytes(1, [...string(1, 'driver'), ...string(9, 'demo')]), tag(3, 0), varint(7))
+    assert.deepEqual(entities(withNumber), ['driver'])
+  })
+})
