@@ -40,6 +40,12 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly offline?: boolean
   /** Feast's `disabled` (its `enabled` is `not disabled`); absent when false. */
   readonly disabled?: boolean
+  /**
+   * Feast's lifecycle state (`meta.state`) when the view is in one where Feast serves nothing
+   * online: registered but without data, generated offline, or being materialized. Absent for
+   * AVAILABLE_ONLINE and for views that predate the states (which Feast serves).
+   */
+  readonly unservedState?: UnservedState
   /** On-demand views: Feast's `write_to_online_store` (transform on write, materialized). */
   readonly writeToOnlineStore?: boolean
 }
@@ -185,15 +191,19 @@ function dataSource (message: DataSourceMessage): DataSourceResource | undefined
 function featureView (message: Message<'FeatureView'>): FeatureViewResource | undefined {
   const spec = message.spec
   if (spec === undefined) return undefined
-  return viewOf(spec.feature_transformation === undefined ? 'FeatureView' : 'BatchFeatureView', spec)
+  return viewOf(spec.feature_transformation === undefined ? 'FeatureView' : 'BatchFeatureView', spec, message.meta?.state)
 }
 
 function streamFeatureView (message: Message<'StreamFeatureView'>): FeatureViewResource | undefined {
   const spec = message.spec
-  return spec === undefined ? undefined : viewOf('StreamFeatureView', spec)
+  return spec === undefined ? undefined : viewOf('StreamFeatureView', spec, message.meta?.state)
 }
 
-function viewOf (type: 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView', spec: Message<'FeatureViewSpec'> | Message<'StreamFeatureViewSpec'>): FeatureViewResource | undefined {
+function viewOf (
+  type: 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView',
+  spec: Message<'FeatureViewSpec'> | Message<'StreamFeatureViewSpec'>,
+  state: number | undefined
+): FeatureViewResource | undefined {
   const common = base(type, spec.name, spec.project, spec.tags, spec.description, spec.owner)
   if (common === undefined) return undefined
   const stream = spec.stream_source
@@ -206,7 +216,8 @@ function viewOf (type: 'FeatureView' | 'BatchFeatureView' | 'StreamFeatureView',
     ...(stream !== undefined && isPushSource(stream) ? optional('pushSource', stream.name) : {}),
     online: spec.online ?? false,
     ...flag('offline', 'offline' in spec ? spec.offline : undefined),
-    ...flag('disabled', spec.disabled)
+    ...flag('disabled', spec.disabled),
+    ...unserved(state)
   }
 }
 
@@ -220,7 +231,8 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
     entities: Object.freeze([...(spec.entities ?? [])]),
     sources: Object.freeze(Object.keys(spec.sources ?? {})),
     writeToOnlineStore: spec.write_to_online_store ?? false,
-    ...flag('disabled', spec.disabled)
+    ...flag('disabled', spec.disabled),
+    ...unserved(message.meta?.state)
   }
 }
 
@@ -289,6 +301,18 @@ function tagsOf (tags: Tags | undefined): Tags {
   if (tags === undefined || Object.keys(tags).length === 0) return NO_TAGS
   // A null-prototype copy: a tag called `__proto__` is just a tag.
   return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, tags))
+}
+
+/** Feast's `FeatureViewState` numbers of the states it serves nothing online in (1, 2, 3). */
+const UNSERVED_STATES = ['CREATED', 'GENERATED', 'MATERIALIZING'] as const
+/** A lifecycle state in which Feast refuses to serve a view online. */
+export type UnservedState = typeof UNSERVED_STATES[number]
+
+// STATE_UNSPECIFIED (0), AVAILABLE_ONLINE (4) and numbers Feast does not know (which it reads as
+// STATE_UNSPECIFIED) all serve.
+function unserved (state: number | undefined): { unservedState?: UnservedState } {
+  const name = state === undefined ? undefined : UNSERVED_STATES[state - 1]
+  return name === undefined ? {} : { unservedState: name }
 }
 
 function flag<K extends string> (key: K, value: boolean | undefined): { [P in K]?: boolean } {

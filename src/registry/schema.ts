@@ -65,7 +65,9 @@ const MESSAGES = {
 
   FeatureSpecV2: { name: string(1) },
 
-  FeatureView: { spec: message(1, 'FeatureViewSpec') },
+  FeatureView: { spec: message(1, 'FeatureViewSpec'), meta: message(2, 'FeatureViewMeta') },
+  // Only the lifecycle state: Feast serves a view online only in some states (resources.ts).
+  FeatureViewMeta: { state: { no: 6, type: 'enum' } },
   FeatureViewSpec: {
     name: string(1),
     project: string(2),
@@ -85,7 +87,7 @@ const MESSAGES = {
   },
   FeatureTransformationV2: {},
 
-  StreamFeatureView: { spec: message(1, 'StreamFeatureViewSpec') },
+  StreamFeatureView: { spec: message(1, 'StreamFeatureViewSpec'), meta: message(2, 'FeatureViewMeta') },
   StreamFeatureViewSpec: {
     name: string(1),
     project: string(2),
@@ -100,7 +102,8 @@ const MESSAGES = {
     disabled: bool(23)
   },
 
-  OnDemandFeatureView: { spec: message(1, 'OnDemandFeatureViewSpec') },
+  OnDemandFeatureView: { spec: message(1, 'OnDemandFeatureViewSpec'), meta: message(2, 'OnDemandFeatureViewMeta') },
+  OnDemandFeatureViewMeta: { state: { no: 5, type: 'enum' } },
   OnDemandFeatureViewSpec: {
     name: string(1),
     project: string(2),

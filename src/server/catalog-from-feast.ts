@@ -86,6 +86,7 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
     ...common,
     ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
+    ...(view.unservedState === undefined ? {} : { unservedState: view.unservedState }),
     ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
   }
 }

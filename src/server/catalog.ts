@@ -36,6 +36,11 @@ export interface FeatureViewDef {
   readonly offline?: boolean | undefined
   /** Disabled for serving and materialization (Feast's `enabled=False`; default false). */
   readonly disabled?: boolean | undefined
+  /**
+   * A Feast lifecycle state in which the view serves nothing online (`CREATED`, `GENERATED`,
+   * `MATERIALIZING`), read from a Feast registry; absent when it serves.
+   */
+  readonly unservedState?: string | undefined
   /** On-demand views: their results are written to the online store, so they are materialized. */
   readonly writeToOnlineStore?: boolean | undefined
 }

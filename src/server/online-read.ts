@@ -128,6 +128,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
   const rowCount = columnLength(body.entities, 'entities')
   for (const view of new Set(features.map((item) => item.view))) {
     if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
+    if (view.unservedState !== undefined) throw unprocessable(`feature view ${JSON.stringify(view.name)} is in state ${view.unservedState} and serves no features (only AVAILABLE_ONLINE views serve)`)
     for (const key of view.entities) {
       if (!Object.hasOwn(body.entities, key)) throw unprocessable(`entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
     }

@@ -148,6 +148,13 @@ describe('feast-authz registry show on a registry Feast wrote with every kind of
     assert.match(stdout, /^ {2}LabelView +fraud_labels +team=fraud, kind=labels +features: is_fraud; entities: user; source: fraud_labels_source$/m)
   })
 
+  it('shows a lifecycle state in which Feast serves a view nothing online', async () => {
+    const { code, stdout } = await cli('show', '--config', config)
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}FeatureView +user_history .*; state: GENERATED \(not served online\)$/m)
+    assert.doesNotMatch(stdout, /^ {2}FeatureView +user_stats +.*state:/m)
+  })
+
   it('shows the push source of a label view fed by one', async () => {
     const { code, stdout } = await cli('show', '--config', config)
     assert.equal(code, 0)

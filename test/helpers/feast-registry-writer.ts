@@ -128,7 +128,8 @@ export function everyKindRegistry (): Record<string, unknown> {
       },
       {
         spec: { name: 'user_history', project: 'fraud', entities: ['user'], features: features('first_seen'), batch_source: fileSource('user_stats_source'), online: false, offline: true },
-        meta
+        // Generated offline, not materialized yet: Feast's lifecycle state, which it does not serve online.
+        meta: { ...meta, state: 'GENERATED' }
       }
     ],
     feature_services: [{

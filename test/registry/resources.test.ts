@@ -70,3 +70,35 @@ describe('entities, in the project their spec names (Feast lists them by spec.pr
     assert.deepEqual(entities(withNumber), ['driver'])
   })
 })
+
+describe('lifecycle states, as Feast serves views online only in some of them', () => {
+  const view = (name: string, state?: string) => ({ spec: { name, project: 'demo', online: true }, ...(state === undefined ? {} : { meta: { state } }) })
+  const states = (registry: Uint8Array): Record<string, string | undefined> =>
+    Object.fromEntries(project(registry).resources.filter((resource) => 'features' in resource)
+      .map((resource) => [resource.name, (resource as { unservedState?: string }).unservedState]))
+
+  it('a feature view registered, generated or being materialized is not served online', () => {
+    const registry = writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      feature_views: [view('created', 'CREATED'), view('generated', 'GENERATED'), view('materializing', 'MATERIALIZING')]
+    })
+    assert.deepEqual(states(registry), { created: 'CREATED', generated: 'GENERATED', materializing: 'MATERIALIZING' })
+  })
+
+  it('a view available online, or without a state (older registries), is served', () => {
+    const registry = writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      feature_views: [view('available', 'AVAILABLE_ONLINE'), view('unspecified', 'STATE_UNSPECIFIED'), view('stateless')]
+    })
+    assert.deepEqual(states(registry), { available: undefined, unspecified: undefined, stateless: undefined })
+  })
+
+  it('the state of stream and on-demand views is read from their own meta messages', () => {
+    const registry = writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      stream_feature_views: [view('live', 'GENERATED')],
+      on_demand_feature_views: [{ spec: { name: 'derived', project: 'demo' }, meta: { state: 'MATERIALIZING' } }]
+    })
+    assert.deepEqual(states(registry), { live: 'GENERATED', derived: 'MATERIALIZING' })
+  })
+})

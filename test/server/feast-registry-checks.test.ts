@@ -31,7 +31,11 @@ const REGISTRY = encodeRegistry({
   version_id: 'checks',
   projects: [{ spec: { name: 'credit' } }],
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
-  feature_views: [view('credit_history', true), view('archive', false), view('archive_written_offline', false, { offline: true }), view('retired', true, { disabled: true })],
+  feature_views: [
+    view('credit_history', true), view('archive', false), view('archive_written_offline', false, { offline: true }), view('retired', true, { disabled: true }),
+    // Feast's lifecycle: generated offline, not materialized yet (FeatureViewState GENERATED = 2).
+    { ...view('staged', true), meta: { state: 2 } }
+  ],
   on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
   // Labels arrive by push, as Feast sets label views up: the source is a push source (type 9).
   label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true, source: { name: 'loan_labels_push', type: 9 } } }],
@@ -67,10 +71,10 @@ describe('the reference server over a Feast registry file', () => {
     assert.equal(reply.status, 200, reply.text)
   })
 
-  test('materializing without a view list: online enabled views and on-demand views that write online; no disabled, offline or label view', async () => {
+  test('materializing without a view list: online enabled views, whatever their lifecycle state, and on-demand views that write online; no disabled, offline or label view', async () => {
     const reply = await postAs(served.base, served.tokens.writer, '/materialize-incremental', { end_ts: '2026-11-02T00:00:00Z' })
     assert.equal(reply.status, 200, reply.text)
-    assert.deepEqual(reply.body.materialized, ['credit_history', 'written_on_demand'])
+    assert.deepEqual(reply.body.materialized, ['credit_history', 'staged', 'written_on_demand'])
   })
 
   test('a named view that is neither online nor offline is 422 for a caller who may write it', async () => {
@@ -90,7 +94,7 @@ describe('the reference server over a Feast registry file', () => {
     assert.equal(read.status, 200, read.text)
     const listed = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
-    assert.deepEqual(names, ['credit_history', 'archive', 'archive_written_offline', 'retired', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
+    assert.deepEqual(names, ['credit_history', 'archive', 'archive_written_offline', 'retired', 'staged', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
   })
 
   test('a push source the registry has but no view reads is 422, as an unknown one (Feast raises PushSourceNotFoundException for both)', async () => {
@@ -133,6 +137,14 @@ describe('the reference server over a Feast registry file', () => {
     const reply = await postAs(served.base, served.tokens.reader, '/get-online-features', { feature_service: 'scoring', entities: { dob_ssn: ['1'] }, full_feature_names: true })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'history__credit_history_value'])
+  })
+
+  test('a view Feast\'s lifecycle has not made available online is a 422 for a caller who may read it, a 403 for one who may not', async () => {
+    const read = { features: ['staged:staged_value'], entities: { dob_ssn: ['1'] } }
+    const allowed = await postAs(served.base, served.tokens.reader, '/get-online-features', read)
+    assert.equal(allowed.status, 422, allowed.text)
+    assert.equal(allowed.body.message, 'feature view "staged" is in state GENERATED and serves no features (only AVAILABLE_ONLINE views serve)')
+    assert.equal((await postAs(served.base, served.tokens.nobody, '/get-online-features', read)).status, 403)
   })
 
   test('a disabled view is a 422 for a caller who may read it', async () => {

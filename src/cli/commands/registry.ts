@@ -149,6 +149,7 @@ function details (resource: RegistryResource): string {
       else if (resource.streamSource !== undefined) parts.push(`stream source: ${resource.streamSource}`)
       if (resource.sources !== undefined && resource.sources.length > 0) parts.push(`sources: ${resource.sources.join(', ')}`)
       if (resource.disabled === true) parts.push('disabled')
+      if (resource.unservedState !== undefined) parts.push(`state: ${resource.unservedState} (not served online)`)
       break
     case 'LabelView':
       parts.push(`features: ${resource.features.join(', ')}`)
