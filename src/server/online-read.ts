@@ -168,7 +168,7 @@ export function columnLength (frame: Readonly<Record<string, readonly unknown[]>
 /**
  * The body's JSON types, checked in one flat pass (no recursion: a 10,000-level array is refused
  * at its first level). Unknown keys are ignored, as Feast's server ignores them. As in Feast's
- * request model, `feature_service` (a string, or null for none) wins over `features` when both are
+ * request model, `feature_service` (a string; null or empty for none) wins over `features` when both are
  * given: `features` must still be a list of strings then (Feast's clients send `[]` beside a
  * service), and is not read.
  */
@@ -180,8 +180,9 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
     if (!Array.isArray(features)) throw unprocessable(`"features" must be a list of "view:feature" strings, got ${jsonType(features)}`)
     features.forEach((ref, i) => { if (typeof ref !== 'string') throw unprocessable(`features[${i}] must be a string, got ${jsonType(ref)}`) })
   }
-  const byService = service !== undefined && service !== null
-  if (byService && (typeof service !== 'string' || service === '')) throw unprocessable(`"feature_service" must be a non-empty string, got ${jsonType(service)}`)
+  // Feast tests the service for truth: null and an empty name are no service.
+  const byService = service !== undefined && service !== null && service !== ''
+  if (byService && typeof service !== 'string') throw unprocessable(`"feature_service" must be a string, got ${jsonType(service)}`)
   if (!byService) {
     if (features === undefined || features.length === 0) throw unprocessable('give "features" (a non-empty list of "view:feature" references) or "feature_service"')
     features.forEach((ref: string, i) => { if (ref === '') throw unprocessable(`features[${i}] must be a non-empty string, got an empty one`) })

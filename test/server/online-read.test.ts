@@ -42,8 +42,14 @@ describe('readTarget: the resources a request is checked on', () => {
     assert.deepEqual(names({ feature_service: 'credit_service', features: [], entities: { dob_ssn: ['1'] } }), ['FeatureService:credit_service'])
   })
 
-  test('a null feature service is none: the features are read', () => {
-    assert.deepEqual(names({ feature_service: null, features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['1'] } }), ['FeatureView:credit_history'])
+  test('a null or empty feature service is none, as Feast tests it for truth: the features are read', () => {
+    for (const none of [null, '']) {
+      assert.deepEqual(names({ feature_service: none, features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['1'] } }), ['FeatureView:credit_history'])
+    }
+  })
+
+  test('a feature service that is not a string is a 422', () => {
+    expectError(() => readTarget(registry, { feature_service: 7, entities: { dob_ssn: ['1'] } }), { statusCode: 422, message: /"feature_service" must be a string, got a number/ })
   })
 
   test('view@latest and view@ name the view itself, as Feast reads references', () => {
