@@ -213,7 +213,7 @@ function viewOf (
     entities: Object.freeze([...(spec.entities ?? [])]),
     ...optional('batchSource', spec.batch_source?.name),
     ...optional('streamSource', stream?.name),
-    ...(stream !== undefined && isPushSource(stream) ? optional('pushSource', stream.name) : {}),
+    ...pushSourceOf(stream),
     online: spec.online ?? false,
     ...flag('offline', 'offline' in spec ? spec.offline : undefined),
     ...flag('disabled', spec.disabled),
@@ -245,7 +245,7 @@ function labelView (message: Message<'LabelView'>): LabelViewResource | undefine
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
     ...optional('source', spec.source?.name),
-    ...(spec.source !== undefined && isPushSource(spec.source) ? optional('pushSource', spec.source.name) : {}),
+    ...pushSourceOf(spec.source),
     online: spec.online ?? false
   }
 }
@@ -288,6 +288,11 @@ function permissionResource (message: Message<'Permission'>): PermissionResource
 function isPushSource (source: DataSourceMessage): boolean {
   if (source.type === PUSH_SOURCE_TYPE) return true
   return source.type === CUSTOM_SOURCE_TYPE && PUSH_SOURCE_CLASSES.has(source.data_source_class_type ?? '')
+}
+
+/** `pushSource`: the source's name when it is a push source (what `POST /push` names). */
+function pushSourceOf (source: DataSourceMessage | undefined): { pushSource?: string } {
+  return source !== undefined && isPushSource(source) ? optional('pushSource', source.name) : {}
 }
 
 // Where Feast's PushSource class is defined, and the package's export of it.

@@ -71,8 +71,6 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   })
   const pushSource = view.push_source === undefined ? undefined : nonEmptyString(view.push_source, [...path, 'push_source'], fail)
   const onDemand = kind === 'OnDemandFeatureView'
-  // Feast pushes to feature views, stream feature views and label views: an on-demand view has no source to push to.
-  if (onDemand && pushSource !== undefined) fail([...path, 'push_source'], 'an OnDemandFeatureView is computed from its sources and has no push source (Feast pushes to feature views, stream feature views and label views)')
   // Each flag belongs to the kinds Feast gives it to; elsewhere it would be silently meaningless.
   const onlyFor = (key: string, allowed: boolean, which: string): void => {
     if (view[key] !== undefined && !allowed) fail([...path, key], `only ${which} views take ${key}`)
@@ -80,6 +78,8 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   onlyFor('sources', onDemand, 'on-demand')
   onlyFor('write_to_online_store', onDemand, 'on-demand')
   onlyFor('online', !onDemand, 'non-on-demand')
+  // Feast pushes to feature, stream and label views; an on-demand view is computed, never pushed to.
+  onlyFor('push_source', !onDemand, 'non-on-demand')
   // Feast's stream feature view spec has no `offline`: a registry never gives a stream view one.
   onlyFor('offline', kind === 'FeatureView' || kind === 'BatchFeatureView', 'FeatureView and BatchFeatureView')
   if (onDemand && view.sources === undefined) fail([...path, 'kind'], 'an OnDemandFeatureView needs sources: the feature views it reads (READ_ONLINE is checked on each of them)')

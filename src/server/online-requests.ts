@@ -211,7 +211,7 @@ export function pushedViews (registry: FeatureCatalog, body: PushBody): readonly
   return views
 }
 
-export function requireView (registry: FeatureCatalog, name: string): FeatureViewDef {
+function requireView (registry: FeatureCatalog, name: string): FeatureViewDef {
   const view = registry.featureView(name)
   if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
   return view

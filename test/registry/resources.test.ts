@@ -93,6 +93,15 @@ describe('lifecycle states, as Feast serves views online only in some of them', 
     assert.deepEqual(states(registry), { available: undefined, unspecified: undefined, stateless: undefined })
   })
 
+  it('a state number Feast does not know is served, as Feast reads it as unspecified', () => {
+    const { bytes, string, tag, varint } = wire
+    // Written by hand: the test protobuf writer refuses an enum number its .proto does not list.
+    const future = bytes(6, [...bytes(1, [...string(1, 'future'), ...string(2, 'demo')]), ...bytes(2, [...tag(6, 0), ...varint(9)])])
+    assert.deepEqual(states(Uint8Array.from([...future, ...bytes(17, bytes(1, string(1, 'demo')))])), { future: undefined })
+    const generated = bytes(6, [...bytes(1, [...string(1, 'staged'), ...string(2, 'demo')]), ...bytes(2, [...tag(6, 0), ...varint(2)])])
+    assert.deepEqual(states(Uint8Array.from([...generated, ...bytes(17, bytes(1, string(1, 'demo')))])), { staged: 'GENERATED' }, 'the hand-written bytes are read')
+  })
+
   it('the state of stream and on-demand views is read from their own meta messages', () => {
     const registry = writeFeastRegistry({
       projects: [{ spec: { name: 'demo' } }],

@@ -91,7 +91,7 @@ describe('the registry YAML file', () => {
   })
 
   test('a push source on an on-demand view is refused: Feast never pushes to one', () => {
-    assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: [stats]\n    push_source: stats_push\n`), /registry\.yaml:11:5: feature_views\[1\]\.push_source: an OnDemandFeatureView is computed from its sources and has no push source/)
+    assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: [stats]\n    push_source: stats_push\n`), /registry\.yaml:11:5: feature_views\[1\]\.push_source: only non-on-demand views take push_source/)
   })
 
   test('a label view fed by a push source is one of that push source\'s targets', () => {
