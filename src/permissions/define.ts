@@ -39,6 +39,15 @@ export interface FieldNames {
   readonly tags: string
 }
 
+/**
+ * What a format accepts beyond `permission()`'s own rules. Feast's `Permission` takes an empty
+ * name (it is only used in logs) and an empty tag name, so a registry Feast wrote may hold them;
+ * in code and in YAML they are far more likely a slip, so `permission()` refuses them.
+ */
+export interface Leniency {
+  readonly blankNames?: boolean
+}
+
 const TS_FIELDS: FieldNames = { name: 'name', types: 'types', namePatterns: 'namePatterns', requiredTags: 'requiredTags', actions: 'actions', policy: 'policy', tags: 'tags' }
 const ALL_TYPES: readonly ResourceType[] = Object.freeze([...RESOURCE_TYPES])
 const ALL_ACTIONS: readonly Action[] = Object.freeze([...ACTIONS])
@@ -65,12 +74,13 @@ export function permission (input: PermissionInput): Permission {
 }
 
 /** `permission()` with the field names of the caller's format (the YAML loader's snake_case). */
-export function buildPermission (input: PermissionInput, fields: FieldNames): Permission {
+export function buildPermission (input: PermissionInput, fields: FieldNames, leniency: Leniency = {}): Permission {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new PermissionError(`expected a permission object, got ${describeValue(input)}`)
   }
   const rawName: unknown = input.name
-  if (typeof rawName !== 'string' || rawName.trim() === '') {
+  const blankNames = leniency.blankNames === true
+  if (typeof rawName !== 'string' || (rawName.trim() === '' && !blankNames)) {
     throw new PermissionError(`expected a non-empty string, got ${describeValue(rawName)}`, { field: fields.name })
   }
   const name = rawName.trim()
@@ -85,8 +95,8 @@ export function buildPermission (input: PermissionInput, fields: FieldNames): Pe
 
   const types = normaliseTypes(input.types, fields.types, fail)
   const namePatterns = normalisePatterns(input.namePatterns, fields.namePatterns, fail)
-  const requiredTags = normaliseTags(input.requiredTags, fields.requiredTags, fail)
-  const tags = input.tags === undefined ? undefined : normaliseTags(input.tags, fields.tags, fail)
+  const requiredTags = normaliseTags(input.requiredTags, fields.requiredTags, blankNames, fail)
+  const tags = input.tags === undefined ? undefined : normaliseTags(input.tags, fields.tags, blankNames, fail)
   const actions = normaliseActions(input.actions, fields.actions, fail)
   let policy: Policy
   try {
@@ -138,14 +148,14 @@ function normalisePatterns (value: unknown, field: string, fail: Fail): readonly
   }))
 }
 
-function normaliseTags (value: unknown, field: string, fail: Fail): Readonly<Record<string, string>> {
+function normaliseTags (value: unknown, field: string, blankNames: boolean, fail: Fail): Readonly<Record<string, string>> {
   if (value === undefined || value === null) return Object.freeze({})
   if (typeof value !== 'object' || Array.isArray(value)) return fail(field, `expected a mapping of tag names to string values, got ${describeValue(value)}`)
   // A null-prototype object: a tag called `__proto__` or `constructor` is just a tag.
   const out: Record<string, string> = Object.create(null) as Record<string, string>
   for (const [rawKey, rawValue] of Object.entries(value)) {
     const key = rawKey.trim()
-    if (key === '') fail(field, 'a tag name is empty')
+    if (key === '' && !blankNames) fail(field, 'a tag name is empty')
     if (typeof rawValue !== 'string') fail(`${field}.${key}`, `expected a string value, got ${describeValue(rawValue)}${typeof rawValue === 'number' || typeof rawValue === 'boolean' ? ' (quote it in YAML)' : ''}`)
     out[key] = (rawValue as string).trim()
   }

@@ -19,14 +19,16 @@ const PROTO_FIELDS: FieldNames = {
  * Converts a registry `Permission` into the permission model, validated by the same
  * `buildPermission` as permissions written in code or YAML. Throws a PermissionError for
  * anything Feast itself would refuse or that we cannot enforce faithfully:
- * - no name or no project;
+ * - no project (Feast lists a project's permissions by it, so such a permission never applies
+ *   there; we refuse the file rather than guess a project: Feast's own writer always sets it);
  * - an unknown type or action number (written by a newer Feast): dropping it could turn a
  *   narrow permission into one for every type, so the registry is refused instead;
  * - no actions (Feast: "The list 'actions' must be non-empty");
  * - an empty policy: Feast writes `AllowAll` that way and cannot read it back either; we
  *   refuse rather than guess that it means "allow everyone";
  * - a name pattern that is not a valid regular expression.
- * An empty `types` list means every type, as in Feast.
+ * An empty `types` list means every type, as in Feast. An empty name, or an empty tag name, is
+ * read as Feast reads it: the name only labels the permission in decisions and logs.
  */
 export function permissionFromMessage (message: Message<'Permission'>, index: number): ProjectPermission {
   const spec = message.spec ?? {}
@@ -35,7 +37,6 @@ export function permissionFromMessage (message: Message<'Permission'>, index: nu
   // Named like the YAML loader's errors, with the project in front: `project "demo": permission [3] "readers": actions: ...`.
   const where = { index, ...(name === '' ? {} : { permission: name }), ...(project === '' ? {} : { project }) }
   const fail = (field: string, reason: string): never => { throw new PermissionError(reason, { ...where, field }) }
-  if (name.trim() === '') fail('name', 'the permission has no name')
   if (project === '') fail('project', 'the permission names no project')
 
   try {
@@ -53,7 +54,7 @@ export function permissionFromMessage (message: Message<'Permission'>, index: nu
       actions,
       policy,
       ...(spec.tags === undefined || Object.keys(spec.tags).length === 0 ? {} : { tags: { ...spec.tags } })
-    }, PROTO_FIELDS)
+    }, PROTO_FIELDS, { blankNames: true })
     return Object.freeze({ project, permission })
   } catch (error) {
     if (!(error instanceof PermissionError)) throw error

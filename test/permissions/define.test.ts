@@ -105,6 +105,7 @@ describe('permission(): invalid definitions fail with the permission and field n
     ['a pattern that is not a string', { name: 'p', namePatterns: [3], policy: reader }, 'permission "p": namePatterns[0]: expected a regular expression string, got 3'],
     ['a required tag that is not a string', { name: 'p', requiredTags: { version: 2 }, policy: reader }, 'permission "p": requiredTags.version: expected a string value, got 2 (quote it in YAML)'],
     ['required tags given as a list', { name: 'p', requiredTags: ['a'], policy: reader }, 'permission "p": requiredTags: expected a mapping of tag names to string values, got a list'],
+    ['an empty required tag name', { name: 'p', requiredTags: { ' ': 'x' }, policy: reader }, 'permission "p": requiredTags: a tag name is empty'],
     ['a free tag that is not a string', { name: 'p', tags: { a: null }, policy: reader }, 'permission "p": tags.a: expected a string value, got null'],
     ['an unknown field', { name: 'p', namePattern: 'x', policy: reader }, 'permission "p": namePattern: unknown field (expected name, types, namePatterns, requiredTags, actions, policy, tags)'],
     ['something that is not an object', 'p', 'expected a permission object, got "p"']

@@ -79,6 +79,25 @@ describe('permissions read from a registry', () => {
     assert.deepEqual({ ...read?.permission.requiredTags }, { team: 'x' })
   })
 
+  it('may have no name, as Feast\'s Permission allows, and still decide', () => {
+    const [read] = load(registryBytes({ rawPermissions: [{ spec: { project: 'demo', types: [0], actions: [1], policy: { role_based_policy: { roles: ['r'] } } } }] })).permissions
+    const nameless = read?.permission ?? assert.fail('the nameless permission was not read')
+    assert.equal(nameless.name, '')
+    const view = { type: 'FeatureView', name: 'driver' } as const
+    assert.equal(decide([nameless], createPrincipal({ username: 'u', roles: ['r'], source: 'oidc' }), view, ['DESCRIBE']).allowed, true)
+    assert.equal(decide([nameless], createPrincipal({ username: 'u', roles: ['other'], source: 'oidc' }), view, ['DESCRIBE']).allowed, false)
+  })
+
+  it('may have an empty tag name, as Feast\'s Permission allows, and require it on the resource', () => {
+    const [read] = load(registryBytes({ rawPermissions: [{ spec: { name: 'p', project: 'demo', required_tags: { ' ': 'x' }, tags: { '': 'y' }, actions: [1], policy: { role_based_policy: { roles: ['r'] } } } }] })).permissions
+    const p = read?.permission ?? assert.fail('the permission was not read')
+    assert.deepEqual({ ...p.requiredTags }, { '': 'x' })
+    assert.deepEqual({ ...p.tags }, { '': 'y' })
+    const reader = createPrincipal({ username: 'u', roles: ['r'], source: 'oidc' })
+    assert.equal(decide([p], reader, { type: 'FeatureView', name: 'v', tags: { '': 'x' } }, ['DESCRIBE']).allowed, true)
+    assert.equal(decide([p], reader, { type: 'FeatureView', name: 'v', tags: { team: 'x' } }, ['DESCRIBE']).allowed, false)
+  })
+
   it('belong to the project their spec names', () => {
     const reader = permission({ name: 'reader', policy: roleBasedPolicy(['r']) })
     const writer = permission({ name: 'writer', policy: roleBasedPolicy(['w']) })
@@ -110,9 +129,6 @@ describe('permissions read from a registry', () => {
     })
     it('a name pattern that is not a regular expression', () => {
       refusal({ spec: { name: 'p', project: 'demo', name_patterns: ['(unclosed'], actions: [1], policy } }, /"p": name_patterns\[0\]: .*not a valid regular expression/)
-    })
-    it('no name', () => {
-      refusal({ spec: { project: 'demo', actions: [1], policy } }, /permission \[0\]: name: the permission has no name/)
     })
     it('no project', () => {
       refusal({ spec: { name: 'p', actions: [1], policy } }, /"p": project: the permission names no project/)
