@@ -10,6 +10,7 @@ import { ConfigError, feastAuthz, OptionError, readFeatureStoreFile, type AuthLo
 import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
+import { addFeastBooleanKeyword } from './feast-boolean.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
 import { createProjectScopes } from './project-scope.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
@@ -53,8 +54,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
     bodyLimit: bodyLimit ?? 1024 * 1024,
-    // Bodies are validated as sent: a string is not silently turned into a list.
-    ajv: { customOptions: { coerceTypes: false } }
+    // Bodies are validated as sent: a string is not silently turned into a list. Flags take
+    // what Feast's pydantic models take (feast-boolean.ts).
+    ajv: { customOptions: { coerceTypes: false }, plugins: [addFeastBooleanKeyword] }
   }) as unknown as FastifyInstance
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

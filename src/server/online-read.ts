@@ -9,6 +9,7 @@
  */
 import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
+import { FEAST_BOOLEAN_VALUES, feastBoolean } from './feast-boolean.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
 import { serviceResource, viewResource, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
 
@@ -193,10 +194,11 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
     if (!Array.isArray(values)) throw unprocessable(`entities.${column} must be a list of values, got ${jsonType(values)}`)
     values.forEach((value, i) => { if (!isScalar(value)) throw unprocessable(`entities.${column}[${i}] must be a string, number, boolean or null (an entity key), got ${jsonType(value)}`) })
   }
-  if (fullNames !== undefined && typeof fullNames !== 'boolean') throw unprocessable(`"full_feature_names" must be true or false, got ${jsonType(fullNames)}`)
+  const fullFeatureNames = fullNames === undefined ? undefined : feastBoolean(fullNames)
+  if (fullNames !== undefined && fullFeatureNames === undefined) throw unprocessable(`"full_feature_names" must be ${FEAST_BOOLEAN_VALUES}, got ${typeof fullNames === 'string' ? 'a string that is none of these' : jsonType(fullNames)}`)
   const checked = entities as GetOnlineFeaturesBody['entities']
   const named = byService ? { feature_service: service as string } : { features: features as string[] }
-  return { ...named, entities: checked, ...(fullNames === undefined ? {} : { full_feature_names: fullNames as boolean }) }
+  return { ...named, entities: checked, ...(fullFeatureNames === undefined ? {} : { full_feature_names: fullFeatureNames }) }
 }
 
 function isObject (value: unknown): value is Record<string, unknown> {

@@ -12,6 +12,7 @@ import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
 import { utcInstant } from './utc-instant.ts'
+import { FEAST_BOOLEAN_VALUES, feastBoolean, flagSchema } from './feast-boolean.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -54,8 +55,8 @@ export const pushSchema = {
     df: dataFrame,
     // Checked in code, so that a bad value gets a message naming the accepted ones.
     to: { type: 'string' },
-    allow_registry_cache: { type: 'boolean' },
-    transform_on_write: { type: 'boolean' }
+    allow_registry_cache: flagSchema,
+    transform_on_write: flagSchema
   }
 } as const
 
@@ -72,8 +73,8 @@ export const writeToOnlineStoreSchema = {
   properties: {
     feature_view_name: { type: 'string', minLength: 1 },
     df: dataFrame,
-    allow_registry_cache: { type: 'boolean' },
-    transform_on_write: { type: 'boolean' }
+    allow_registry_cache: flagSchema,
+    transform_on_write: flagSchema
   }
 } as const
 
@@ -97,7 +98,6 @@ export interface MaterializeBody {
 const optionalTimestamp = { type: ['string', 'null'] } as const
 // Null is Feast's `None` (pydantic's Optional), the default set, as when the field is absent.
 const viewList = { type: ['array', 'null'], items: { type: 'string', minLength: 1 } } as const
-const flag = { type: 'boolean' } as const
 const version = { type: ['string', 'null'] } as const
 
 // Feast makes both timestamps optional (a missing one is refused by the handler, unless
@@ -108,8 +108,8 @@ export const materializeSchema = {
     start_ts: optionalTimestamp,
     end_ts: optionalTimestamp,
     feature_views: viewList,
-    disable_event_timestamp: flag,
-    full_feature_names: flag,
+    disable_event_timestamp: flagSchema,
+    full_feature_names: flagSchema,
     version
   }
 } as const
@@ -117,7 +117,7 @@ export const materializeSchema = {
 export const materializeIncrementalSchema = {
   type: 'object',
   required: ['end_ts'],
-  properties: { end_ts: { type: 'string', minLength: 1 }, feature_views: viewList, full_feature_names: flag, version }
+  properties: { end_ts: { type: 'string', minLength: 1 }, feature_views: viewList, full_feature_names: flagSchema, version }
 } as const
 
 /**
@@ -129,18 +129,14 @@ export const materializeQuerySchema = {
   properties: { ...projectQuerySchema.properties, async: { type: 'string' }, force: { type: 'string' } }
 } as const
 
-// The strings pydantic reads as a boolean (case-insensitive), as FastAPI parses Feast's `bool` query parameters.
-const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes'])
-const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no'])
-
-/** A boolean query parameter read as Feast's server reads it; absent is false, anything else a 422. */
+/** A boolean query parameter read as Feast's server reads it (pydantic's words); absent is false, anything else a 422. */
 export function queryFlag (query: Readonly<Record<string, unknown>> | undefined, name: string): boolean {
   const value = query?.[name]
   if (value === undefined) return false
-  const word = typeof value === 'string' ? value.toLowerCase() : undefined
-  if (word !== undefined && TRUE_WORDS.has(word)) return true
-  if (word !== undefined && FALSE_WORDS.has(word)) return false
-  throw unprocessable(`query parameter ${name} must be a boolean (true or false), got ${JSON.stringify(value)}`)
+  // Only strings: a query string has no numbers, and a repeated parameter (a list) is refused.
+  const flag = typeof value === 'string' ? feastBoolean(value) : undefined
+  if (flag === undefined) throw unprocessable(`query parameter ${name} must be ${FEAST_BOOLEAN_VALUES}, got ${JSON.stringify(value)}`)
+  return flag
 }
 
 /** A time as Feast reads it (`make_tzaware(parser.parse(...))`), or a 422 naming the field. */

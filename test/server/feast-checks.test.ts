@@ -157,6 +157,20 @@ describe('Fastify reference server: POST /materialize and /materialize-increment
     }
   })
 
+  test('disable_event_timestamp as a word Feast reads as true needs no window', async () => {
+    const reply = await post('writer', '/materialize', { ...ONE_VIEW, disable_event_timestamp: 'True' })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.materialized, ['credit_history'])
+  })
+
+  test('a body flag that is not a boolean to Feast is 422 naming the field, before any permission is looked at', async () => {
+    for (const [path, body] of [['/materialize', { ...WINDOW, ...ONE_VIEW, disable_event_timestamp: 'maybe' }], ['/materialize-incremental', { end_ts: WINDOW.end_ts, full_feature_names: null }]] as const) {
+      const reply = await post('nobody', path, body)
+      assert.equal(reply.status, 422, `${path}: ${reply.text}`)
+      assert.match(reply.body.message, /^body\/(disable_event_timestamp|full_feature_names) must be true or false \(or 1, 0/)
+    }
+  })
+
   test('a start_ts that is not before end_ts (equal or later) is 422, as Feast refuses it', async () => {
     for (const [start, end] of [[WINDOW.end_ts, WINDOW.end_ts], [WINDOW.end_ts, WINDOW.start_ts]]) {
       const reply = await post('writer', '/materialize', { start_ts: start, end_ts: end, ...ONE_VIEW })

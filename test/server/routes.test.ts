@@ -91,6 +91,23 @@ describe('POST /get-online-features', () => {
     assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [[1001], [14], [3]])
   })
 
+  test('full_feature_names takes what Feast\'s pydantic model reads as a boolean: words in any case, 1 and 0', async () => {
+    const features = ['driver_live_stats:trips_today']
+    for (const [flag, name] of [['yes', 'driver_live_stats__trips_today'], ['TRUE', 'driver_live_stats__trips_today'], [1, 'driver_live_stats__trips_today'], ['off', 'trips_today'], [0, 'trips_today']] as const) {
+      const reply = await post('/get-online-features', 'reader', { features, entities: { driver_id: [1001] }, full_feature_names: flag })
+      assert.equal(reply.status, 200, `${JSON.stringify(flag)}: ${JSON.stringify(reply.body)}`)
+      assert.deepEqual(reply.body.metadata.feature_names, ['driver_id', name], JSON.stringify(flag))
+    }
+  })
+
+  test('a full_feature_names that is no boolean to Feast either (null, 2, "maybe", a list) is 422', async () => {
+    for (const flag of [null, 2, 'maybe', ' true', [true]]) {
+      const reply = await post('/get-online-features', 'reader', { features: ['driver_live_stats:trips_today'], entities: { driver_id: [1001] }, full_feature_names: flag })
+      assert.equal(reply.status, 422, `${JSON.stringify(flag)}: ${JSON.stringify(reply.body)}`)
+      assert.match(reply.body.message, /^"full_feature_names" must be true or false \(or 1, 0, "yes"/)
+    }
+  })
+
   test('a user without roles gets 403', async () => {
     const reply = await post('/get-online-features', 'nobody', SERVICE_READ)
     assert.equal(reply.status, 403)
@@ -200,6 +217,17 @@ describe('POST /write-to-online-store', () => {
 
   test('without a token: 401', async () => {
     assert.equal((await post('/write-to-online-store', undefined, WRITE)).status, 401)
+  })
+
+  test('allow_registry_cache and transform_on_write take what Feast reads as booleans; anything else is 422', async () => {
+    for (const path of ['/write-to-online-store', '/push'] as const) {
+      const body = path === '/push' ? PUSH : WRITE
+      const accepted = await post(path, 'writer', { ...body, allow_registry_cache: 'false', transform_on_write: 0 })
+      assert.equal(accepted.status, 200, `${path}: ${JSON.stringify(accepted.body)}`)
+      const refused = await post(path, 'writer', { ...body, allow_registry_cache: 'nah' })
+      assert.equal(refused.status, 422, `${path}: ${JSON.stringify(refused.body)}`)
+      assert.match(refused.body.message, /^body\/allow_registry_cache must be true or false/)
+    }
   })
 
   test('an unknown view is 404 and a missing df is 422', async () => {
