@@ -194,6 +194,18 @@ describe('bad Authorization headers', () => {
     assert.equal(JSON.parse(body).code, 'malformed_header')
   })
 
+  test('a valid token in the access_token query parameter is not accepted: 401 missing_token', async () => {
+    const response = await app.call(`/whoami?access_token=${valid}`)
+    assert.equal(response.status, 401)
+    assert.equal(response.body.code, 'missing_token')
+  })
+
+  test('a valid token in an access_token form body is not accepted: 401 missing_token', async () => {
+    const response = await app.call('/echo', undefined, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `access_token=${valid}` })
+    assert.equal(response.status, 401)
+    assert.equal(response.body.code, 'missing_token')
+  })
+
   test('two Authorization headers differing in case are also rejected', async () => {
     const { status } = await rawRequest(app.url, ['authorization', 'Basic YWxpY2U6c2VjcmV0', 'AUTHORIZATION', `Bearer ${valid}`])
     assert.equal(status, 401)
@@ -204,13 +216,17 @@ describe('audience and issuer', () => {
   const open = useOidcApp({ provider: { alg: 'EdDSA' } })
   let provider: TestProvider
   let strict: TestApp
+  let audienceOnly: TestApp
+  let issuerOnly: TestApp
 
-  // A second server on the same provider, checking what the first does not.
+  // More servers on the same provider, checking what the first does not: both claims, or one of them (spec 5.2.4: independent).
   before(async () => {
     provider = open.provider
     strict = await startApp({ auth: oidcAuth(provider, { audience: 'feast-api', issuer: provider.issuer }) })
+    audienceOnly = await startApp({ auth: oidcAuth(provider, { audience: 'feast-api' }) })
+    issuerOnly = await startApp({ auth: oidcAuth(provider, { issuer: provider.issuer }) })
   })
-  after(async () => { await strict?.close() })
+  after(async () => { await Promise.all([strict?.close(), audienceOnly?.close(), issuerOnly?.close()]) })
 
   test('without audience configured, any aud is accepted', async () => {
     const response = await open.call('/whoami', `Bearer ${await provider.issue({ preferred_username: 'alice' }, { audience: 'another-api' })}`)
@@ -242,6 +258,32 @@ describe('audience and issuer', () => {
 
   test('a token from another issuer is rejected as issuer_mismatch', async () => {
     assertRejected(await strict.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', iss: 'https://elsewhere.example' })}`), 'issuer_mismatch')
+  })
+
+  test('a token without iss is rejected as issuer_mismatch when issuer is configured', async () => {
+    assertRejected(await strict.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', aud: 'feast-api', iss: undefined })}`), 'issuer_mismatch')
+  })
+
+  test('an aud list without the configured audience is rejected as audience_mismatch', async () => {
+    assertRejected(await strict.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', aud: ['other', 'feast-api-2'] })}`), 'audience_mismatch')
+  })
+
+  test('with only audience configured, a token of that audience from another issuer is accepted', async () => {
+    const response = await audienceOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', aud: 'feast-api', iss: 'https://elsewhere.example' })}`)
+    assert.equal(response.status, 200)
+  })
+
+  test('with only audience configured, a token for another audience is still rejected as audience_mismatch', async () => {
+    assertRejected(await audienceOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', aud: 'another-api' })}`), 'audience_mismatch')
+  })
+
+  test('with only issuer configured, a token of that issuer for another audience is accepted', async () => {
+    const response = await issuerOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', aud: 'another-api' })}`)
+    assert.equal(response.status, 200)
+  })
+
+  test('with only issuer configured, a token from another issuer is still rejected as issuer_mismatch', async () => {
+    assertRejected(await issuerOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', iss: 'https://elsewhere.example' })}`), 'issuer_mismatch')
   })
 })
 
