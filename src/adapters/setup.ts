@@ -1,6 +1,6 @@
 import { anyOf, checkOptions, integer, methods, object, text, unchecked, type OptionRules } from '../base/option-rules.ts'
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
-import type { FeatureStoreFile, FeatureStoreSource } from '../config/feature-store-file.ts'
+import { placeConfigError, type FeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { createAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
@@ -99,7 +99,8 @@ export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openReg
     manager = options.manager ?? createAuthManager(auth, { logger, oidc: options.oidc })
   } catch (error) {
     registry?.close()
-    throw error
+    // A field the manager could not use (a missing CA bundle, no cluster connection) is named where the file sets it.
+    throw placeConfigError(error, file)
   }
   return {
     config: auth,

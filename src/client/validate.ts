@@ -63,7 +63,12 @@ function listOf (fields: readonly string[]): string {
  * ({@link validateOidcClient}). Throws {@link ConfigError}.
  */
 export function loadClientAuthConfig (input: FeatureStoreSource, options: { env?: NodeJS.ProcessEnv } = {}): AuthConfig {
+  return loadClientAuthFile(input, options).auth
+}
+
+/** {@link loadClientAuthConfig}, with the file it read (to place errors found later in it). */
+export function loadClientAuthFile (input: FeatureStoreSource, options: { env?: NodeJS.ProcessEnv } = {}): { auth: AuthConfig, file: FeatureStoreFile } {
   const { auth, file } = loadAuthConfig(input, { role: 'client', ...(options.env === undefined ? {} : { env: options.env }) })
   if (auth.type === 'oidc') validateOidcClient(auth, file)
-  return auth
+  return { auth, file }
 }

@@ -20,6 +20,8 @@ export class ConfigError extends FeastAuthzError {
   readonly source: string | undefined
   /** Dotted path of the offending field, e.g. `auth.jwks_cache_lifespan_seconds`. */
   readonly field: string | undefined
+  /** What is wrong, without the place (file, line, field) the message starts with. */
+  readonly detail: string
 
   constructor (message: string, details: ConfigErrorDetails = {}, cause?: unknown) {
     const where = [details.source, details.line === undefined ? undefined : `${details.line}:${details.column ?? 1}`]
@@ -29,6 +31,7 @@ export class ConfigError extends FeastAuthzError {
     super('FEAST_AUTHZ_CONFIG', `${where === '' ? '' : `${where}: `}${field}${message}`, { cause })
     this.source = details.source
     this.field = details.field
+    this.detail = message
   }
 
   /**

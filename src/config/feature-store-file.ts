@@ -50,6 +50,18 @@ export function readFeatureStoreFile (input: FeatureStoreSource, env: NodeJS.Pro
   return { data: input, source: undefined, locate: () => undefined }
 }
 
+/**
+ * `error` placed in `file`: a {@link ConfigError} that names a field of the file but not the file
+ * (one raised after loading, e.g. by a manager opening `auth.ca_cert_path`) is given the file,
+ * line and column of that field. Any other error is returned unchanged.
+ */
+export function placeConfigError (error: unknown, file: FeatureStoreFile): unknown {
+  if (!(error instanceof ConfigError) || error.source !== undefined || error.field === undefined) return error
+  const position = file.locate(error.field.split('.'))
+  if (file.source === undefined && position === undefined) return error
+  return new ConfigError(error.detail, { source: file.source, field: error.field, line: position?.line, column: position?.column }, error.cause ?? error)
+}
+
 function isYamlText (input: object): input is { yaml: string, source?: string } {
   return Object.hasOwn(input, 'yaml') && typeof (input as { yaml?: unknown }).yaml === 'string'
 }

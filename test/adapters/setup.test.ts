@@ -3,9 +3,14 @@
  * tools that only authenticate, and never when permissions are given.
  */
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
+import { ConfigError } from '../../src/config/errors.ts'
+import { expectError } from '../helpers/errors.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
 const store = storeDir({ type: 'no_auth' })
@@ -57,5 +62,23 @@ describe('setUpAuthz options', () => {
       option: 'permissions',
       message: 'feast-authz: permissions must be a list of permissions, or the path of a permissions YAML file, or a source with permissionsFor(project), got 42'
     })
+  })
+})
+
+describe('configuration errors found while building the manager', () => {
+  test('a ca_cert_path naming a missing file stops startup with an error naming the file, line and field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'feast-authz-setup-'))
+    try {
+      const config = join(dir, 'feature_store.yaml')
+      writeFileSync(config, 'project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\n  ca_cert_path: /nonexistent/ca.pem\n')
+      expectError(() => setUpAuthz({ config }, silentLogger), {
+        type: ConfigError,
+        field: 'auth.ca_cert_path',
+        source: config,
+        message: `${config}:6:3: auth.ca_cert_path: cannot read the CA bundle "/nonexistent/ca.pem": file not found`
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

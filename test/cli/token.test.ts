@@ -92,6 +92,14 @@ describe('feast-authz token', () => {
     assert.match(run.stderr, /both\.yaml:5:3: auth\.token_env_var: only one of/)
   })
 
+  it('exits 2 on a ca_cert_path naming a missing file, pointing at the file, line and field', async () => {
+    const config = await file('missing-ca.yaml', `project: p\nauth:\n  type: oidc\n  client_id: ${idp.clientId}\n  client_secret: s\n  auth_discovery_url: ${idp.discoveryUrl}\n  ca_cert_path: /nonexistent/ca.pem\n`)
+    const run = await cli(['--config', config])
+    assert.equal(run.code, 2)
+    assert.equal(run.stdout, '')
+    assert.match(run.stderr, /missing-ca\.yaml:7:3: auth\.ca_cert_path: cannot read the CA bundle/)
+  })
+
   it('exits 2 without --config when there is no FEATURE_STORE_YAML_BASE64 or ./feature_store.yaml either', async () => {
     const run = await cli([])
     assert.equal(run.code, 2)

@@ -1,7 +1,8 @@
 import { TokenSourceError } from '../../client/errors.ts'
 import { createTokenProvider } from '../../client/token-provider.ts'
-import { loadClientAuthConfig } from '../../client/validate.ts'
+import { loadClientAuthFile } from '../../client/validate.ts'
 import { ConfigError } from '../../config/errors.ts'
+import { placeConfigError, type FeatureStoreFile } from '../../config/feature-store-file.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
@@ -47,14 +48,19 @@ export const run: CliCommand = async (argv, io) => {
   }
 
   let provider
+  let file: FeatureStoreFile | undefined
   try {
-    provider = createTokenProvider(loadClientAuthConfig(config, { env: io.env }), {
+    const loaded = loadClientAuthFile(config, { env: io.env })
+    file = loaded.file
+    provider = createTokenProvider(loaded.auth, {
       env: io.env,
       serviceAccountTokenPath,
       // Warnings (verify_ssl: false) go to stderr: stdout carries the token only.
       logger: createCliLogger(io, 'token', verbose)
     })
-  } catch (error) {
+  } catch (caught) {
+    // A field the provider could not use (a missing CA bundle) is named where the file sets it.
+    const error = file === undefined ? caught : placeConfigError(caught, file)
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
     throw error
   }
