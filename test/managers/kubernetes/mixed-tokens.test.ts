@@ -47,6 +47,24 @@ describe('mixed tokens under auth.type oidc on a cluster', () => {
     assert.equal(api.calls.roleBindingLists + api.calls.roleBindingWatches, 0)
   })
 
+  test('with tokenreviews/create as the only grant (every RBAC read forbidden), a new service-account token is still accepted', async () => {
+    const token = serviceAccountJwt('apps', 'carol')
+    api.addToken(token, serviceAccountIdentity('apps', 'carol'))
+    api.setFault('rolebindings', { status: 403 })
+    api.setFault('roles', { status: 403 })
+    api.resetCalls()
+    try {
+      const response = await app.call('/whoami', `Bearer ${token}`)
+      assert.equal(response.status, 200)
+      assert.deepEqual(response.body.principal, { username: 'system:serviceaccount:apps:carol', roles: [], groups: [], namespaces: ['apps'], source: 'kubernetes' })
+      const { roleBindingLists, roleBindingWatches, roleLists, roleWatches, gets } = api.calls
+      assert.equal(roleBindingLists + roleBindingWatches + roleLists + roleWatches + gets, 0, 'an RBAC read, which this grant forbids')
+    } finally {
+      api.setFault('rolebindings', undefined)
+      api.setFault('roles', undefined)
+    }
+  })
+
   test('a NamespaceBasedPolicy passes for the service-account token, role and group policies do not', async () => {
     const principal = (await app.call('/whoami', `Bearer ${saToken}`)).body.principal as Principal
     assert.equal(policyGrants(namespaceBasedPolicy(['apps']), principal), true)
