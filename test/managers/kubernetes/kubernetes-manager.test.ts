@@ -23,6 +23,8 @@ describe('kubernetes auth through the Fastify plugin', () => {
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.putRoleBinding(roleBinding('feast', 'jane-writer', 'writer', [{ kind: 'User', name: 'jane@example.com' }]))
     api.putRoleBinding(roleBinding('feast', 'ds-reader', 'reader', [{ kind: 'Group', name: 'data-science' }]))
+    // A marked Role `admin` in both namespaces: only the namespace of the binding can keep carol from it.
+    for (const namespace of ['feast', 'elsewhere']) api.putRole(feastRole(namespace, 'admin'))
     api.putRoleBinding(roleBinding('elsewhere', 'carol-admin', 'admin', [{ kind: 'ServiceAccount', name: 'carol', namespace: 'apps' }]))
     manager = managerFor(api)
     app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager } })
