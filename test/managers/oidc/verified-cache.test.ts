@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { loadAuthConfig, type OidcServerConfig } from '../../../src/config/auth-config.ts'
 import { silentLogger } from '../../../src/base/logging.ts'
 import { AuthError } from '../../../src/base/errors.ts'
-import { createOidcManager } from '../../../src/managers/oidc/oidc-manager.ts'
+import { CLOCK_TOLERANCE_SECONDS, createOidcManager } from '../../../src/managers/oidc/oidc-manager.ts'
 import { createVerifiedCache } from '../../../src/managers/oidc/verified-cache.ts'
 import { createPrincipal } from '../../../src/base/principal.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
@@ -74,6 +74,23 @@ describe('the verified-token cache of the OIDC manager', () => {
       t.mock.timers.tick(1100)
       const error = await rejection(async () => await manager.authenticate(token))
       assert.equal(error.code, 'unknown_key')
+    } finally {
+      await manager.close()
+    }
+  })
+
+  test('a cached token is refused as token_expired once its exp and the clock tolerance have passed (spec 5.2.2)', async (t) => {
+    const manager = createOidcManager(serverConfig(), { logger: silentLogger })
+    try {
+      t.mock.timers.enable({ apis: ['Date'], now: Date.now() })
+      const token = await provider.sign({ preferred_username: 'erin', exp: Math.floor(Date.now() / 1000) + 30 })
+      await manager.authenticate(token)
+      assert.equal((await manager.authenticate(token)).username, 'erin')
+      assert.ok(manager.authenticateCached?.(token) !== undefined, 'cached after its second use')
+      t.mock.timers.tick((30 + CLOCK_TOLERANCE_SECONDS + 1) * 1000)
+      assert.equal(manager.authenticateCached?.(token), undefined)
+      const error = await rejection(async () => await manager.authenticate(token))
+      assert.equal(error.code, 'token_expired')
     } finally {
       await manager.close()
     }
