@@ -12,7 +12,7 @@ import { offerReturnedRefusals } from '../returned-refusals.ts'
 import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
 import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
-import { createAgents } from '../../base/http/http-get.ts'
+import { createAgents, ProviderRequestError } from '../../base/http/http-get.ts'
 import { BAD_SIGNATURE, UNKNOWN_KID, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
@@ -109,14 +109,37 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   const cache = createVerifiedCache(options.verifiedTokenCacheSize ?? 10_000)
   const { serviceAccountTokens } = options
 
+  /**
+   * Spec 5.2.9: jwks_request_timeout_seconds bounds how long the provider can hold a request. Each
+   * fetch has that timeout, and a token may need several in a row (discovery, then the key set,
+   * then a refetch for an unknown kid): the request gets one budget for all of them. The fetches
+   * themselves run on, shared with the requests that come next.
+   */
+  const withinBudget = async <T>(work: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(new AuthError('provider_unavailable', 'the identity provider could not be reached', {
+          cause: new ProviderRequestError(`the identity provider did not answer: timed out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s) for this request`)
+        }))
+      }, timeoutMs)
+      timer.unref()
+    })
+    try {
+      return await Promise.race([work, deadline])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   /** jose, the oracle, for whatever the fast path could not decide (and to fetch keys). */
   const verifyWithJose = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
     try {
-      const { payload, protectedHeader } = await jwtVerify(
+      const { payload, protectedHeader } = await withinBudget(jwtVerify(
         token,
         async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws),
         verifyOptions
-      )
+      ))
       const candidates = protectedHeader.kid === undefined ? undefined : keySet?.preparedKeys()?.get(protectedHeader.kid)
       return { payload, key: candidates?.length === 1 ? candidates[0] : undefined }
     } catch (error) {

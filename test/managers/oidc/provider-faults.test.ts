@@ -104,6 +104,23 @@ describe('provider faults', () => {
     }
   })
 
+  test('a slow discovery followed by a key set that never answers still gives 503 within jwks_request_timeout_seconds (one budget per request, spec 5.2.9)', async () => {
+    // Discovery answers after 80 % of the budget; the key set is then fetched with the whole timeout
+    // of its own: without one budget per request the token would wait for both.
+    provider.fault('discovery', { delayMs: 1600 })
+    provider.fault('jwks', 'hang')
+    try {
+      const started = Date.now()
+      const app = await start({ jwks_request_timeout_seconds: 2 })
+      assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
+      const elapsed = Date.now() - started
+      assert.ok(elapsed < 2000 + 800, `the request was held ${elapsed} ms, past jwks_request_timeout_seconds (2 s)`)
+    } finally {
+      provider.fault('discovery', null)
+      provider.fault('jwks', null)
+    }
+  })
+
   test('a discovery document without jwks_uri gives 503', async () => {
     const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `${provider.baseUrl}/jwks`, client_id: 'feast' } })
     apps.push(app)
