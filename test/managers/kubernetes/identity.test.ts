@@ -21,6 +21,10 @@ describe('identity from a TokenReview', () => {
     assert.deepEqual(namespacesOf('alice@example.com', ['system:serviceaccounts', 'system:authenticated']), [])
   })
 
+  test('a namespace group with an empty or colon-holding namespace gives no namespace', () => {
+    assert.deepEqual(namespacesOf('alice@example.com', ['system:serviceaccounts:', 'system:serviceaccounts:a:b', 'system:serviceaccounts:ok']), ['ok'])
+  })
+
   test('a username with too many parts is not taken for a service account', () => {
     assert.equal(serviceAccountOf('system:serviceaccount:apps:alice:extra'), undefined)
     assert.deepEqual(serviceAccountOf('system:serviceaccount:apps:alice'), { namespace: 'apps', name: 'alice' })
