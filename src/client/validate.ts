@@ -45,13 +45,23 @@ export function validateOidcClient (config: OidcAuthConfig, file?: FeatureStoreF
     if (missing.length === 0) { active.push(group); continue }
     if (missing.length === group.fields.length) continue
     const present = group.fields.find((field) => config[field] !== undefined) as ClientField
-    fail(present, `incomplete configuration for '${group.name}': ${listOf(group.fields)} go together (configure all of them or none); missing ${listOf(missing)}`)
+    fail(present, `incomplete configuration for '${group.name}': ${listOf(group.fields)} go together (configure all of them or none); missing ${listOf(missing)}${looksLikeServer(config) ? SERVER_FILE_HINT : ''}`)
   }
   if (active.length > 1) {
     const second = active[1] as Group
     fail(second.fields[0] as ClientField, `only one of token, token_env_var and client_credentials (client_secret with auth_discovery_url and client_id) may be set, got ${active.map((group) => group.name).join(' and ')}`)
   }
 }
+
+/** A server's own section: `client_id` and `auth_discovery_url`, and nothing that names a client token. */
+function looksLikeServer (config: OidcAuthConfig): boolean {
+  return config.client_id !== undefined && config.auth_discovery_url !== undefined &&
+    config.client_secret === undefined && config.token === undefined && config.token_env_var === undefined &&
+    config.username === undefined && config.password === undefined
+}
+
+const SERVER_FILE_HINT = '. This is a server\'s auth section; a client needs its own: `token`, `token_env_var`, ' +
+  '`client_secret` with these two (client-credentials grant), or `type: oidc` alone to read FEAST_OIDC_TOKEN (docs/client.md)'
 
 function listOf (fields: readonly string[]): string {
   const quoted = fields.map((field) => `\`${field}\``)

@@ -50,6 +50,10 @@ describe('client OIDC configuration', () => {
     rejects({ auth_discovery_url: DISCOVERY, client_id: 'feast', username: 'ann', password: 'hunter2' }, /incomplete configuration for 'client_credentials'.*`username` and `password` go together.*missing `client_secret`/)
   })
 
+  it('says that a server\'s own auth section is not a client\'s, and what a client sets instead', () => {
+    rejects({ auth_discovery_url: DISCOVERY, client_id: 'feast' }, /missing `client_secret`\. This is a server's auth section; a client needs its own: `token`, `token_env_var`, `client_secret` .*docs\/client\.md/)
+  })
+
   it('refuses username without password', () => {
     rejects({ ...CREDENTIALS, username: 'ann' }, /missing `password`/)
   })
