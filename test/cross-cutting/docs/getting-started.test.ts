@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -153,4 +153,17 @@ describe('the programs of the getting-started page', () => {
       assert.equal(body.code, 'permission_denied')
     })
   }
+})
+
+describe('installing, as the getting-started page says', () => {
+  test('the page installs the tarball npm pack writes for this version, not a registry package', () => {
+    const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string, version: string }
+    const page = readFileSync(join(DOCS, 'getting-started.md'), 'utf8')
+    const installs = [...page.matchAll(/^npm install (.*)$/gm)].map((match) => match[1] as string)
+    assert.ok(installs.length > 0, 'the page has no npm install line')
+    for (const install of installs) {
+      assert.doesNotMatch(install, /(^|\s)feast-authz(\s|$)/, `feast-authz is not on the npm registry: ${install}`)
+      assert.match(install, new RegExp(`/${name}-${version.replace(/\./g, '\\.')}\\.tgz\\b`), install)
+    }
+  })
 })
