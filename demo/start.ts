@@ -11,7 +11,11 @@
  * server's log on stderr, default warn; `info` shows every permission decision).
  */
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stringify } from 'yaml'
 import { createLogger } from '../src/base/logging.ts'
 import { buildReferenceServer } from '../src/server/app.ts'
 import { loadYamlCatalogFile } from '../src/server/catalog-yaml.ts'
@@ -49,6 +53,10 @@ const app = await buildReferenceServer({
   pinoLogger: createLogger({ level: process.env.DEMO_LOG ?? 'warn' }, 2)
 })
 const url = await app.listen({ host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 0) })
+// The server's auth section in a file of its own, for the CLI lines printed below (removed on stop).
+const scratch = mkdtempSync(join(tmpdir(), 'feast-authz-demo-'))
+const configFile = join(scratch, 'feature_store.yaml')
+writeFileSync(configFile, stringify({ project: data.project, auth: config.auth }))
 
 const tokens = new Map<DemoUser, string | undefined>()
 for (const user of USERS) {
@@ -65,13 +73,20 @@ for (const user of USERS) {
 }
 out()
 note('Try:')
-out(`curl -s ${url}/api/v1/feature_views -H "Authorization: Bearer $READER_TOKEN"`)
-out(`curl -s ${url}/get-online-features -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+// -w '\n': each answer on a line of its own, not run into the next one or the prompt.
+out(`curl -s -w '\\n' ${url}/api/v1/feature_views -H "Authorization: Bearer $READER_TOKEN"`)
+out(`curl -s -w '\\n' ${url}/get-online-features -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
 out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/get-online-features')?.body)}'`)
-out(`curl -s ${url}/push -H "Authorization: Bearer $WRITER_TOKEN" -H 'content-type: application/json' \\`)
+out(`curl -s -w '\\n' ${url}/push -H "Authorization: Bearer $WRITER_TOKEN" -H 'content-type: application/json' \\`)
 out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'`)
-out(`curl -s ${url}/push -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
+out(`curl -s -w '\\n' ${url}/push -H "Authorization: Bearer $READER_TOKEN" -H 'content-type: application/json' \\`)
 out(`  -d '${JSON.stringify(PROBES.find((probe) => probe.path === '/push')?.body)}'  # 403`)
+out()
+note('Ask the CLI what the server sees in a token, and why a request is denied:')
+const configArg = /^[\w./-]+$/.test(configFile) ? configFile : `'${configFile.replaceAll("'", "'\\''")}'`
+out(`npx feast-authz inspect --config ${configArg} --token "$READER_TOKEN"`)
+out(`echo "$READER_TOKEN" | npx feast-authz check --config ${configArg} --token-file - \\`)
+out('  --permissions fixtures/server/permissions.yaml --resource FeatureView:driver_hourly_stats --action WRITE_ONLINE  # deny, exit 1')
 out()
 
 note('What each user gets:')
@@ -102,6 +117,7 @@ const stop = async (): Promise<void> => {
   stopping ??= (async () => {
     await app.close()
     await provider.close()
+    rmSync(scratch, { recursive: true, force: true })
   })()
   await stopping
 }

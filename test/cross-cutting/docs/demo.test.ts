@@ -1,9 +1,10 @@
 /**
  * `npm start`: the demo runs end to end (real OpenID provider, reference server), prints a table,
- * every line it prints pastes into a shell, and it stops with npm.
+ * every line it prints pastes into a shell (curl, inspect, check), and it stops with npm.
  */
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, test } from 'node:test'
@@ -15,7 +16,7 @@ describe('the demo (npm start)', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--once'], { cwd: ROOT, timeout: 60_000 })
     assert.match(stdout, /^export READER_TOKEN=ey[\w-]+\.[\w-]+\.[\w-]+ {2}# reader$/m)
     assert.match(stdout, /^export WRITER_TOKEN=ey[\w-]+\.[\w-]+\.[\w-]+ {2}# writer$/m)
-    assert.match(stdout, /^curl -s http:\/\/127\.0\.0\.1:\d+\/push -H "Authorization: Bearer \$WRITER_TOKEN"/m)
+    assert.match(stdout, /^curl -s -w '\\n' http:\/\/127\.0\.0\.1:\d+\/push -H "Authorization: Bearer \$WRITER_TOKEN"/m)
     const table = Object.fromEntries(stdout.split('\n')
       .map((line) => /^#\s+(GET|POST)\s+(\S+)\s+(.*)$/.exec(line))
       .filter((match) => match !== null)
@@ -32,7 +33,7 @@ describe('the demo (npm start)', () => {
     assert.match(stdout, /GET\s+\/api\/v1\/feature_views\s+401\s+200 \(3 views\)\s+200 \(4 views\)\s+200 \(0 views\)/)
   })
 
-  test('everything it prints, pasted into a shell, runs: the tokens are set and the curl lines get their answers; SIGTERM to npm stops the server', async (t) => {
+  test('everything it prints, pasted into a shell, runs: the tokens are set, the curl lines get their answers, inspect prints the reader and check explains the denial; SIGTERM to npm stops the server and removes its scratch file', async (t) => {
     const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
     t.after(() => { if (npm.exitCode === null) npm.kill('SIGTERM') })
     let stdout = ''
@@ -50,13 +51,19 @@ describe('the demo (npm start)', () => {
     const url = /^# Feature server: +(http:\/\/127\.0\.0\.1:\d+)/m.exec(printed)?.[1]
     assert.ok(url !== undefined, printed)
 
-    const script = `set -eu\n${printed}\nprintf '\\nreader=%s\\n' "\${#READER_TOKEN}"\n`
-    const { stdout: shell } = await promisify(execFile)('bash', ['-c', script], { cwd: ROOT, timeout: 30_000 })
-    assert.match(shell, /"featureViews":\[/, 'the reader lists feature views')
-    assert.match(shell, /"results":\[/, 'the reader reads online features')
-    assert.match(shell, /"rows":1/, 'the writer pushes')
-    assert.match(shell, /"statusCode":403,"code":"permission_denied"/, 'the reader may not push')
+    // Not `set -e`: the check line is a denial, exit 1, as its comment says.
+    const script = `set -u\n${printed}\nprintf '\\nreader=%s\\n' "\${#READER_TOKEN}"\n`
+    const { stdout: shell } = await promisify(execFile)('bash', ['-c', script], { cwd: ROOT, timeout: 60_000 })
+    assert.match(shell, /^\{"featureViews":\[/m, 'the reader lists feature views, on a line of its own')
+    assert.match(shell, /^\{"metadata".*"results":\[/m, 'the reader reads online features')
+    assert.match(shell, /^\{.*"rows":1\}$/m, 'the writer pushes')
+    assert.match(shell, /^\{"statusCode":403,"code":"permission_denied"/m, 'the reader may not push')
     assert.match(shell, /^reader=\d{3,}$/m, 'READER_TOKEN is set')
+    assert.match(shell, /"username": "reader",\s+"roles": \[\s+"reader"\s+\]/, 'inspect prints the reader\'s principal')
+    assert.match(shell, /"decision": "deny"/, 'check denies the reader WRITE_ONLINE')
+    assert.match(shell, /"summary": "Permission write-feature-views denied \[WRITE_ONLINE\] on FeatureView:driver_hourly_stats: requires roles \[writer\]/, 'check says why')
+    const scratch = /--config (\S+feature_store\.yaml) /.exec(printed)?.[1]
+    assert.ok(scratch !== undefined && existsSync(scratch), printed)
 
     const exited = new Promise<number | null>((resolve) => { npm.on('exit', (code) => { resolve(code) }) })
     npm.kill('SIGTERM')
@@ -69,5 +76,7 @@ describe('the demo (npm start)', () => {
       if (!refused) await new Promise((resolve) => setTimeout(resolve, 200))
     }
     assert.ok(refused, `the server at ${url} still answers after npm was stopped`)
+    while (existsSync(scratch) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.ok(!existsSync(scratch), `${scratch} is left behind`)
   })
 })
