@@ -39,14 +39,25 @@ export function writeDocSnippets (): Snippet[] {
       noEmit: true,
       rootDir: relative(SNIPPETS_DIR, REPO),
       // The repository's own settings (strict, and stricter), which a user's project will not exceed.
-      paths: {
-        'feast-authz': [`${src}/index.ts`],
-        'feast-authz/express': [`${src}/adapters/express.ts`],
-        'feast-authz/client': [`${src}/client/index.ts`],
-        'feast-authz/server': [`${src}/server/index.ts`]
-      }
+      paths: sourcePaths(src)
     },
     include: ['*.ts']
   }, null, 2))
   return snippets
+}
+
+/**
+ * `feast-authz` and every subpath of package.json's `exports`, to the source its build comes from
+ * (`./dist/x.js` ← `src/x.ts`). Without an entry, a subpath resolves to dist/, which exists only
+ * after a build: the check would then pass or fail depending on what ran before it.
+ */
+function sourcePaths (src: string): Record<string, string[]> {
+  const { name, exports } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string, exports: Record<string, string | { import?: string }> }
+  const paths: Record<string, string[]> = {}
+  for (const [subpath, target] of Object.entries(exports)) {
+    const built = typeof target === 'string' ? target : target.import
+    if (built === undefined || !built.startsWith('./dist/') || !built.endsWith('.js')) continue
+    paths[subpath === '.' ? name : `${name}${subpath.slice(1)}`] = [`${src}/${built.slice('./dist/'.length, -'.js'.length)}.ts`]
+  }
+  return paths
 }
