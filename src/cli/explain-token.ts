@@ -13,6 +13,8 @@ export function explainToken (token: string, config: AuthConfig, now = Date.now(
   const lines = ['Token (decoded WITHOUT verification, to compare with the configuration):']
   if (header === undefined || payload === undefined) {
     lines.push('  not a JWT: expected three base64url segments, the first two JSON objects (header.payload.signature)')
+    const hint = notJwtHint(token)
+    if (hint !== undefined) lines.push('', 'Hints:', `  - ${hint}`)
     return `${lines.join('\n')}\n`
   }
   const clientId = config.type === 'oidc' ? config.client_id : undefined
@@ -37,9 +39,17 @@ export function explainToken (token: string, config: AuthConfig, now = Date.now(
     lines.push(`  auth.issuer                      ${config.issuer === undefined ? 'not set: any iss is accepted' : show(config.issuer)}`)
     lines.push(`  auth.auth_discovery_url          ${show(config.auth_discovery_url)}`)
   }
-  const hints = oidcHints(header, payload, config, roleClaims, now)
+  const hints = [notJwtHint(token), ...oidcHints(header, payload, config, roleClaims, now)].filter((hint) => hint !== undefined)
   if (hints.length > 0) lines.push('', 'Hints:', ...hints.map((hint) => `  - ${hint}`))
   return `${lines.join('\n')}\n`
+}
+
+/** The usual ways a pasted token is not the token itself (the decoding above tolerates some of them; the server does not). */
+function notJwtHint (token: string): string | undefined {
+  if (/^bearer\s/i.test(token)) return 'give the token alone: drop the "Bearer " in front of it (that belongs to the Authorization header)'
+  if (/^authorization:/i.test(token)) return 'give the token alone, not the whole Authorization header'
+  if (/\s/.test(token.trim())) return 'the token has spaces or line breaks inside it: it was probably wrapped when copied; give it on one line'
+  return undefined
 }
 
 /** Every claim that carries roles in the shapes providers use, read by feast-authz or not. */

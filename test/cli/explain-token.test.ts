@@ -75,6 +75,16 @@ describe('inspect --explain: the token next to the configuration', () => {
     assert.match(explainToken('opaque-token', oidcConfig(), NOW), /not a JWT/)
   })
 
+  test('says to drop the Bearer scheme when the token was given with it', () => {
+    const text = explainToken(`Bearer ${jwt({ sub: 'a' })}`, oidcConfig(), NOW)
+    assert.match(text, /not a JWT[^]*Hints:\n {2}- give the token alone: drop the "Bearer " in front of it/)
+  })
+
+  test('says a token with a line break inside was wrapped when copied', () => {
+    const [head, rest] = [jwt({ sub: 'a' }).slice(0, 20), jwt({ sub: 'a' }).slice(20)]
+    assert.match(explainToken(`${head}\n${rest}`, oidcConfig(), NOW), /Hints:\n {2}- the token has spaces or line breaks inside it/)
+  })
+
   test('gives no hint for a token that matches the configuration', () => {
     const text = explainToken(jwt({ sub: 'a', exp: NOW / 1000 + 60, aud: 'feast-api', roles: ['reader'] }), oidcConfig('  audience: feast-api\n'), NOW)
     assert.doesNotMatch(text, /Hints:/)
