@@ -7,6 +7,7 @@ import { describeValue } from '../base/describe-value.ts'
 import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
 export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
@@ -209,7 +210,7 @@ function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
   if (spec.authz === undefined || spec.authz === null) return { kind: 'kubernetes', roles: [] }
   const authz = mapping(spec.authz, ['spec', 'authz'], fail)
   for (const key of Object.keys(authz)) {
-    if (!['kubernetes', 'oidc', 'noAuth'].includes(key)) fail(['spec', 'authz', key], 'unknown member: expected one of kubernetes, oidc, noAuth')
+    if (!['kubernetes', 'oidc', 'noAuth'].includes(key)) fail(['spec', 'authz', key], `unknown member${didYouMean(key, ['kubernetes', 'oidc', 'noAuth'])}: expected one of kubernetes, oidc, noAuth`)
   }
   if (authz.noAuth !== undefined && typeof authz.noAuth !== 'boolean') fail(['spec', 'authz', 'noAuth'], `expected true or false, got ${describeValue(authz.noAuth)}`)
   const chosen = [
@@ -224,7 +225,7 @@ function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
   if (chosen[0] === 'oidc') return { kind: 'oidc', oidc: mapping(authz.oidc, ['spec', 'authz', 'oidc'], fail) }
   const kubernetes = mapping(authz.kubernetes, ['spec', 'authz', 'kubernetes'], fail)
   for (const key of Object.keys(kubernetes)) {
-    if (key !== 'roles') fail(['spec', 'authz', 'kubernetes', key], 'unknown field: expected roles')
+    if (key !== 'roles') fail(['spec', 'authz', 'kubernetes', key], `unknown field${didYouMean(key, ['roles'])}: expected roles`)
   }
   const roles = kubernetes.roles ?? []
   if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string' && DNS_SUBDOMAIN.test(role))) {
@@ -240,7 +241,7 @@ function renderOidc (
 ): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
   const at = (...path: string[]): string[] => ['spec', 'authz', 'oidc', ...path]
   for (const key of Object.keys(oidc)) {
-    if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field: expected one of ${OIDC_FIELDS.join(', ')}`)
+    if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field${didYouMean(key, OIDC_FIELDS)}: expected one of ${OIDC_FIELDS.join(', ')}`)
   }
   const optionalString = (key: string): string | undefined => {
     const value = oidc[key]

@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, stringify, type Document, type LineCounter } from 'yaml'
 import { describeValue } from '../base/describe-value.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 import { readTextFile } from '../config/read-text-file.ts'
 import { parseYamlDocument } from '../config/yaml-document.ts'
 import { buildPermission, type FieldNames, type PermissionInput } from './define.ts'
@@ -77,7 +78,7 @@ export function parsePermissionsYaml (text: string, source = '<permissions>'): P
     }
     if (!isRecord(item)) return fail(undefined, `expected a mapping with name, types, name_patterns, required_tags, actions and policy, got ${describeValue(item)}`)
     for (const key of Object.keys(item)) {
-      if (!PERMISSION_KEYS.includes(key)) fail(key, `unknown field (expected one of ${PERMISSION_KEYS.join(', ')})`)
+      if (!PERMISSION_KEYS.includes(key)) fail(key, `unknown field${didYouMean(key, PERMISSION_KEYS)} (expected one of ${PERMISSION_KEYS.join(', ')})`)
     }
     if (name !== undefined) {
       const earlier = seen.get(name)
@@ -116,7 +117,7 @@ function readPolicy (value: unknown, fail: (field: string, message: string) => n
   if (keys.length !== 1) return fail('policy', `expected exactly one policy (${expected}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`)
   const kind = keys[0] as string
   const fields = POLICY_KEYS[kind]
-  if (fields === undefined || !Object.hasOwn(POLICY_KEYS, kind)) return fail(`policy.${kind}`, `unknown policy (expected ${expected})`)
+  if (fields === undefined || !Object.hasOwn(POLICY_KEYS, kind)) return fail(`policy.${kind}`, `unknown policy${didYouMean(kind, Object.keys(POLICY_KEYS))} (expected ${expected})`)
   const body = value[kind]
   if (kind === 'allow_all') {
     if (body !== true) fail('policy.allow_all', `expected true, got ${describeValue(body)}`)
@@ -124,7 +125,7 @@ function readPolicy (value: unknown, fail: (field: string, message: string) => n
   }
   if (!isRecord(body)) return fail(`policy.${kind}`, `expected a mapping with ${fields.join(' and ')}, got ${describeValue(body)}`)
   for (const key of Object.keys(body)) {
-    if (!fields.includes(key)) fail(`policy.${kind}.${key}`, `unknown field (expected ${fields.join(' and ')})`)
+    if (!fields.includes(key)) fail(`policy.${kind}.${key}`, `unknown field${didYouMean(key, fields)} (expected ${fields.join(' and ')})`)
   }
   const lists = fields.map((field) => readList(body[field], `policy.${kind}.${field}`, fail))
   const [first = [], second = []] = lists

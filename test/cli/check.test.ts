@@ -117,7 +117,7 @@ describe('feast-authz check: requests and arguments (in process)', () => {
   const principals: readonly [string, string, RegExp][] = [
     ['invalid JSON', '{roles:', /--principal: not valid JSON/],
     ['a list', '[]', /--principal: expected a JSON object, got a list/],
-    ['an unknown field', '{"role":["reader"]}', /--principal: unknown field "role"/],
+    ['an unknown field', '{"role":["reader"]}', /--principal: unknown field "role" \(did you mean roles\?\) \(expected /],
     ['roles that are not strings', '{"roles":[1]}', /--principal: roles: expected a list of strings, got a list/],
     ['a non-string username', '{"username":7}', /--principal: username: expected a string, got 7/],
     ['an unknown source', '{"source":"ldap"}', /--principal: source: expected one of oidc, kubernetes, intra, no_auth, got "ldap"/]

@@ -247,6 +247,12 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ ldap: {} }), {}, /spec\.authz\.ldap: unknown member/)
   })
 
+  it('suggests the member or field a misspelt one was meant to be', () => {
+    failsWith(store({ odic: {} }), {}, /spec\.authz\.odic: unknown member \(did you mean oidc\?\): expected one of kubernetes, oidc, noAuth/)
+    failsWith(store({ oidc: { secretref: { name: 'oidc' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretref: unknown field \(did you mean secretRef\?\): expected one of/)
+    failsWith(store({ kubernetes: { role: ['reader'] } }), {}, /spec\.authz\.kubernetes\.role: unknown field \(did you mean roles\?\): expected roles/)
+  })
+
   it('refuses a secretRef naming a Secret that was not given', () => {
     failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
   })

@@ -195,7 +195,7 @@ export function parsePrincipal (json: string): Principal {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`expected a JSON object, got ${describeValue(value)}`)
   const fields = value as Record<string, unknown>
   for (const key of Object.keys(fields)) {
-    if (!PRINCIPAL_KEYS.includes(key)) throw new UsageError(`unknown field ${describeValue(key)} (expected ${PRINCIPAL_KEYS.join(', ')})`)
+    if (!PRINCIPAL_KEYS.includes(key)) throw new UsageError(`unknown field ${describeValue(key)}${didYouMean(key, PRINCIPAL_KEYS)} (expected ${PRINCIPAL_KEYS.join(', ')})`)
   }
   const username = fields.username ?? 'cli-principal'
   if (typeof username !== 'string') throw new UsageError(`username: expected a string, got ${describeValue(username)}`)
