@@ -34,6 +34,18 @@ describe('feast-authz (the command dispatcher)', () => {
     assert.match(stdout, /Exit codes: 0 success or allowed, 1 rejected or denied, 2 usage or configuration error,\n3 could not decide/)
   })
 
+  for (const command of ['inspect', 'check', 'token', 'serve', 'registry show', 'operator render']) {
+    test(`${command}: every option an unknown-option error lists is in --help`, async () => {
+      const words = command.split(' ')
+      const { code, stderr } = await feastAuthz(...words, '--no-such-option')
+      assert.equal(code, 2)
+      const listed = /; options: (.*)$/m.exec(stderr)?.[1]?.split(', ') ?? []
+      assert.ok(listed.length > 0, stderr)
+      const { stdout: help } = await feastAuthz(...words, '--help')
+      for (const option of listed.filter((name) => name !== '--help')) assert.match(help, new RegExp(`${option}(?![\\w-])`), `${option} is accepted but not in feast-authz ${command} --help`)
+    })
+  }
+
   for (const command of ['inspect', 'check', 'token', 'serve', 'registry', 'operator']) {
     test(`${command} --help states the exit codes`, async () => {
       const { code, stdout } = await feastAuthz(command, '--help')

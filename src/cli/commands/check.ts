@@ -30,7 +30,7 @@ Evaluates one request exactly as requirePermission would and prints JSON:
                  authenticate a token as the server would (like \`feast-authz inspect\`);
                  --token-file - reads standard input; --config defaults to
                  FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
-  --verbose      log details and stack traces
+  --verbose      log details and stack traces (--debug is the same)
   --resource     one of ${RESOURCE_TYPES.join(', ')}, then ':' and the name
   --tag          a tag of the resource (repeatable), matched by required_tags
   --action       ${ACTIONS.join(', ')} or a group ${Object.keys(ACTION_GROUPS).join(', ')} (repeatable;

@@ -21,7 +21,8 @@ Authenticates the token exactly as the server would and prints the principal
   --explain      also print, on stderr, the token's header and claims (decoded without
                  verification) next to what the configuration expects, with hints; done
                  anyway when the token is rejected
-  --verbose      log details and stack traces (e.g. why the provider could not be reached)
+  --verbose      log details and stack traces (e.g. why the provider could not be reached);
+                 --debug is the same
 
 Exit codes: 0 accepted, 1 rejected, 2 usage or configuration error,
 3 could not decide (the identity provider or the cluster could not be reached).

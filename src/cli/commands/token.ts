@@ -19,7 +19,7 @@ stderr), 2 usage or configuration error, 3 when the token endpoint could not be 
 options:
   --config <path>                       the client's feature_store.yaml (default:
                                         FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml)
-  --verbose                             log details and stack traces
+  --verbose                             log details and stack traces (--debug is the same)
   --service-account-token-file <path>   where the pod's service-account token is
                                         (default /var/run/secrets/kubernetes.io/serviceaccount/token)
 `
