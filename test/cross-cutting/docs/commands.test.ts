@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { forbidden, rejectionFor } from '../../../src/adapters/challenge.ts'
@@ -56,6 +56,20 @@ describe('command lines in the guides', () => {
     for (const { line, where } of lines.filter(({ line }) => line.startsWith('feast-authz inspect '))) {
       assert.match(line, /--config \S+/, where)
       assert.match(line, /--token(-file)? \S+/, where)
+    }
+  })
+})
+
+describe('exit-code tables in the guides', () => {
+  const docs = [...new Set([...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name)), ...ownedDocs()])]
+  const tables = docs.flatMap((doc) => readFileSync(doc, 'utf8').split(/\n(?=\| (?:exit|code) \|)/).slice(1)
+    .map((rest) => ({ where: relativeToRepo(doc), rows: [...(rest.split('\n\n')[0] ?? '').matchAll(/^\| (\d) \| (.*)$/gm)].map((row) => ({ code: Number(row[1]), text: row[2] as string })) })))
+
+  test('give exit 3, and only 3, to an identity provider or API that could not be reached, as every --help does', () => {
+    assert.ok(tables.length >= 2, `found only ${tables.length} exit-code tables`)
+    for (const { where, rows } of tables) {
+      assert.ok(rows.some((row) => row.code === 3), `${where}: no row for exit 3 (could not decide)`)
+      for (const row of rows.filter((candidate) => /could not be reached/.test(candidate.text))) assert.equal(row.code, 3, `${where}: ${row.text}`)
     }
   })
 })
