@@ -81,7 +81,8 @@ export interface TokenProvider {
  *   → `client_secret` flow → `SERVICE_OIDC_TOKEN`, then `FEAST_OIDC_TOKEN` → the service-account token file.
  * - `kubernetes`: intra token → `user_token` → `token_path` (a projected, audience-bound
  *   token; re-read whenever the file changes, as the kubelet rotates it; missing is an error)
- *   → the service-account token file (re-read every time) → `LOCAL_K8S_TOKEN`.
+ *   → the service-account token file (re-read every time; one that cannot be read gives way to
+ *   `LOCAL_K8S_TOKEN`, and is the error when that is unset too) → `LOCAL_K8S_TOKEN`.
  * - `no_auth`: no token.
  *
  * WARNING: when `INTRA_COMMUNICATION_BASE64` is set, the intra-server token wins over every
@@ -155,10 +156,19 @@ async function resolveKubernetes (
 ): Promise<ResolvedToken> {
   if (config.user_token !== undefined) return { token: config.user_token, source: 'user_token' }
   if (tokenFile !== undefined) return { token: await tokenFile(), source: 'token_path' }
-  const fromFile = await readServiceAccountToken(saPath)
-  if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
+  // As in Feast's client, a file that is there but cannot be read does not stop the chain:
+  // LOCAL_K8S_TOKEN, set on purpose, still wins; without it the read error is the answer.
+  let unreadable: TokenSourceError | undefined
+  try {
+    const fromFile = await readServiceAccountToken(saPath)
+    if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
+  } catch (error) {
+    if (!(error instanceof TokenSourceError)) throw error
+    unreadable = error
+  }
   const local = fromEnv(env, 'LOCAL_K8S_TOKEN')
   if (local !== undefined) return { token: local, source: 'LOCAL_K8S_TOKEN' }
+  if (unreadable !== undefined) throw unreadable
   throw new TokenSourceError('no_token_source', `no Kubernetes token: set \`user_token\` in the auth section, run in a pod with a service-account token at ${saPath}, or set LOCAL_K8S_TOKEN to the token of a service account on the server's cluster`)
 }
 

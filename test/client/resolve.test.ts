@@ -136,6 +136,17 @@ describe('kubernetes client token resolution', () => {
     await failsWith({ type: 'kubernetes', token_path: missingFile() }, { LOCAL_K8S_TOKEN: 'local' }, 'token_file_unreadable', /token_path is .*absent.*ENOENT.*projected token volume/, saFile)
   })
 
+  it('uses LOCAL_K8S_TOKEN when the service-account file exists but cannot be read, as Feast\'s client does', async () => {
+    // A directory stands for any unreadable file (EACCES cannot be staged when tests run as root).
+    const unreadable = await mkdtemp(join(dir, 'unreadable-'))
+    assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, unreadable), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
+  })
+
+  it('reports the unreadable service-account file when LOCAL_K8S_TOKEN is not set either', async () => {
+    const unreadable = await mkdtemp(join(dir, 'unreadable-'))
+    await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /cannot read the service-account token .*unreadable-.*EISDIR/, unreadable)
+  })
+
   it('uses LOCAL_K8S_TOKEN outside a pod', async () => {
     assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, missingFile()), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
   })
