@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { createTokenProvider, type ResolvedToken } from '../../src/client/token-
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { verifyIntraToken } from '../../src/base/intra-token.ts'
+import { REPO } from '../helpers/markdown.ts'
 
 const INTRA = randomBytes(32).toString('base64')
 let dir: string
@@ -174,5 +176,56 @@ describe('token provider options', () => {
   it('refuses an empty service-account token path and a clock that is not a function', () => {
     assert.throws(() => createTokenProvider({ type: 'no_auth' }, { serviceAccountTokenPath: '' }), { name: 'OptionError', option: 'serviceAccountTokenPath' })
     assert.throws(() => createTokenProvider({ type: 'no_auth' }, { now: 5 as never }), { name: 'OptionError', option: 'now' })
+  })
+})
+
+describe('the kubernetes token order in the docs', () => {
+  /** How each source is named in the docs, in the order they are named. */
+  const LABELS: Readonly<Record<string, string>> = {
+    intra: 'INTRA_COMMUNICATION_BASE64',
+    user_token: '`user_token`',
+    token_path: '`token_path`',
+    service_account_file: 'service-account token file',
+    LOCAL_K8S_TOKEN: '`LOCAL_K8S_TOKEN`'
+  }
+
+  /** The order the provider really tries: offer every source, then take the winner away, until none is left. */
+  async function triedOrder (): Promise<string[]> {
+    const projected = join(dir, 'order-projected-token')
+    await writeFile(projected, 'projected')
+    const auth: Record<string, unknown> = { type: 'kubernetes', user_token: 'explicit', token_path: projected }
+    const env: NodeJS.ProcessEnv = { INTRA_COMMUNICATION_BASE64: INTRA, LOCAL_K8S_TOKEN: 'local' }
+    let saPath = saFile
+    const order: string[] = []
+    for (;;) {
+      const source = (await resolve(auth, env, saPath).catch(() => undefined))?.source
+      if (source === undefined) return order
+      order.push(source)
+      if (source === 'intra') delete env.INTRA_COMMUNICATION_BASE64
+      else if (source === 'LOCAL_K8S_TOKEN') delete env.LOCAL_K8S_TOKEN
+      else if (source === 'service_account_file') saPath = missingFile()
+      else delete auth[source]
+    }
+  }
+
+  it('docs/client.md lists the kubernetes client\'s sources in the order the provider tries them', async () => {
+    const order = await triedOrder()
+    assert.deepEqual(Object.keys(LABELS).sort(), [...order].sort(), 'every source the provider tries has a label here')
+    const text = readFileSync(join(REPO, 'docs/client.md'), 'utf8')
+    const section = text.slice(text.indexOf('### `auth.type: kubernetes`'), text.indexOf('### `auth.type: no_auth`'))
+    const rows = section.split('\n').filter((line) => /^\| \d+ \|/.test(line))
+    const documented = rows.map((row) => order.find((source) => row.includes(LABELS[source] as string)) ?? `unlabelled row: ${row.slice(0, 40)}`)
+    assert.deepEqual(documented, order)
+  })
+
+  it('docs/kubernetes.md names the kubernetes client\'s sources in the order the provider tries them', async () => {
+    const order = (await triedOrder()).filter((source) => source !== 'intra')
+    const text = readFileSync(join(REPO, 'docs/kubernetes.md'), 'utf8')
+    const start = text.indexOf("The client's token order in kubernetes mode is")
+    assert.ok(start >= 0, 'docs/kubernetes.md states the order')
+    const sentence = text.slice(start, text.indexOf('(see', start))
+    const named = order.filter((source) => sentence.includes(LABELS[source] as string))
+    assert.deepEqual(named, order, 'every source is named')
+    assert.deepEqual([...named].sort((a, b) => sentence.indexOf(LABELS[a] as string) - sentence.indexOf(LABELS[b] as string)), order)
   })
 })
