@@ -13,7 +13,8 @@ interface SecretContext { readonly source: string | undefined, readonly name: st
 /**
  * Reads the OIDC settings from a Secret: `data` (base64) and `stringData` (plain, and winning
  * over `data` for the same key, as the API server merges them). With `secretKeyName`, that one
- * key holds all settings as a YAML mapping. Values are trimmed; empty ones count as absent.
+ * key holds all settings as a YAML mapping, which may not carry `type` or `registry_type` (the
+ * Feast operator refuses those). Values are trimmed; empty ones count as absent.
  * Errors name the Secret and the key, never a value.
  */
 export function readOidcSecret (
@@ -29,6 +30,13 @@ export function readOidcSecret (
       fail(context, `data.${options.secretKeyName}`, `key "${options.secretKeyName}" (spec.authz.oidc.secretKeyName) does not exist in secret "${name}"`)
     }
     properties = parseBlob(entries[options.secretKeyName] as string, options.secretKeyName, context)
+    // The Feast operator reads this entry with its store-settings reader, which refuses a type
+    // it was not asked for; for OIDC it asks for none, so any type fails its reconcile.
+    for (const tag of ['type', 'registry_type']) {
+      if (Object.hasOwn(properties, tag) && properties[tag] !== '') {
+        fail(context, `data.${options.secretKeyName}`, `key "${options.secretKeyName}" of secret "${name}" has a \`${tag}\` entry, which the Feast operator refuses (the auth type comes from spec.authz): remove it`)
+      }
+    }
   }
   const values: OidcSecretValues = {}
   for (const key of OIDC_SECRET_KEYS) {

@@ -265,6 +265,17 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration' } }) }, /the Secret has no client_id/)
   })
 
+  it('refuses a secretKeyName entry that carries type or registry_type, as the Feast operator does', () => {
+    const settings = 'auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\nclient_id: feast\n'
+    for (const entry of ['type: oidc', 'registry_type: sql']) {
+      failsWith(
+        store({ oidc: { secretRef: { name: 'oidc' }, secretKeyName: 'oidc.yaml' } }),
+        { secrets: secret({ stringData: { 'oidc.yaml': `${entry}\n${settings}` } }) },
+        new RegExp(`data\\.oidc\\.yaml: key "oidc\\.yaml" of secret "oidc" has a \`${entry.split(':')[0] as string}\` entry, which the Feast operator refuses`)
+      )
+    }
+  })
+
   it('refuses a Secret whose data is not base64, without showing the value', () => {
     const secrets = [{ object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'oidc' }, data: { client_secret: 'plain text secret!' } } }]
     assert.throws(() => renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets }), (error: unknown) => {
