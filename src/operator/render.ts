@@ -191,6 +191,15 @@ function mapping (value: unknown, path: string[], fail: Fail): Record<string, un
   return value as Record<string, unknown>
 }
 
+/** Refuses a field the resource schema does not have (the API server refuses or drops it). */
+function onlyFields (value: Record<string, unknown>, known: readonly string[], path: string[], fail: Fail): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue
+    // With one known field "expected name" says it all; a guess would turn namespace into name.
+    fail([...path, key], known.length === 1 ? `unknown field: expected ${known[0] as string}` : `unknown field${didYouMean(key, known)}: expected one of ${known.join(', ')}`)
+  }
+}
+
 /** `spec.feastProject` (the Feast operator's field) or `spec.serviceProject` (the spec's name); equal if both. */
 function projectOf (spec: Record<string, unknown>, fail: Fail): string {
   const feast = spec.feastProject
@@ -265,6 +274,7 @@ function renderOidc (
   let secretValues: OidcSecretValues = {}
   if (oidc.secretRef !== undefined) {
     const ref = mapping(oidc.secretRef, at('secretRef'), fail)
+    onlyFields(ref, ['name'], at('secretRef'), fail)
     const secretName = ref.name
     if (typeof secretName !== 'string' || !DNS_SUBDOMAIN.test(secretName)) fail(at('secretRef', 'name'), `expected a Secret name, got ${describeValue(secretName)}`)
     const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName)
@@ -291,9 +301,11 @@ function renderOidc (
   if (oidc.verifySSL === false) warnings.push('spec.authz.oidc.verifySSL is false: servers will not verify the identity provider\'s TLS certificate (development only)')
   if (oidc.caCertConfigMap !== undefined) {
     const configMap = mapping(oidc.caCertConfigMap, at('caCertConfigMap'), fail)
+    onlyFields(configMap, ['name', 'key'], at('caCertConfigMap'), fail)
     if (typeof configMap.name !== 'string' || configMap.name === '') fail(at('caCertConfigMap', 'name'), `expected a ConfigMap name, got ${describeValue(configMap.name)}`)
+    if (configMap.key !== undefined && (typeof configMap.key !== 'string' || configMap.key.trim() === '')) fail(at('caCertConfigMap', 'key'), `expected a ConfigMap key, got ${describeValue(configMap.key)}`)
     server.ca_cert_path = OIDC_CA_CERT_PATH
-    warnings.push(`ca_cert_path is ${OIDC_CA_CERT_PATH}: mount key "${typeof configMap.key === 'string' ? configMap.key : 'ca-bundle.crt'}" of ConfigMap "${configMap.name as string}" there in every server pod`)
+    warnings.push(`ca_cert_path is ${OIDC_CA_CERT_PATH}: mount key "${(configMap.key as string | undefined) ?? 'ca-bundle.crt'}" of ConfigMap "${configMap.name as string}" there in every server pod`)
   }
   const lifespan = seconds('jwksCacheLifespanSeconds')
   if (lifespan !== undefined) server.jwks_cache_lifespan_seconds = lifespan

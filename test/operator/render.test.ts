@@ -253,6 +253,15 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ kubernetes: { role: ['reader'] } }), {}, /spec\.authz\.kubernetes\.role: unknown field \(did you mean roles\?\): expected roles/)
   })
 
+  it('refuses fields of secretRef and caCertConfigMap that the resource schema does not have, as the API server does', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'oidc', namespace: 'other' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.namespace: unknown field: expected name/)
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', keys: 'ca.crt' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.caCertConfigMap\.keys: unknown field \(did you mean key\?\): expected one of name, key/)
+  })
+
+  it('refuses a caCertConfigMap key that is not a non-empty string, instead of mounting the default key', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 5 } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key, got 5/)
+  })
+
   it('refuses a secretRef naming a Secret that was not given', () => {
     failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
   })
