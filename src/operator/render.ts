@@ -5,7 +5,7 @@ import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
 import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
-import { kubernetesRbac, oidcRbac, type KubeObject } from './rbac.ts'
+import { kubernetesRbac, oidcRbac, serviceAccountName, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
 
@@ -126,7 +126,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   }
   const spec = mapping(data.spec, ['spec'], fail)
   const project = projectOf(spec, fail)
-  const authz = authzOf(spec, fail)
+  const authz = authzOf(spec, name as string, fail)
 
   let server: Record<string, unknown>
   let client: Record<string, unknown>
@@ -214,7 +214,7 @@ function projectOf (spec: Record<string, unknown>, fail: Fail): string {
   return value as string
 }
 
-function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
+function authzOf (spec: Record<string, unknown>, name: string, fail: Fail): Authz {
   // Absent: Kubernetes auth, as the operator defaults it (spec 5.6.1).
   if (spec.authz === undefined || spec.authz === null) return { kind: 'kubernetes', roles: [] }
   const authz = mapping(spec.authz, ['spec', 'authz'], fail)
@@ -239,6 +239,11 @@ function authzOf (spec: Record<string, unknown>, fail: Fail): Authz {
   const roles = kubernetes.roles ?? []
   if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string' && DNS_SUBDOMAIN.test(role))) {
     fail(['spec', 'authz', 'kubernetes', 'roles'], 'expected a list of Role names (lower-case DNS names)')
+  }
+  const own = serviceAccountName(name)
+  if ((roles as string[]).includes(own)) {
+    // Both would be one object: the store's Role would lose the rules the service needs.
+    fail(['spec', 'authz', 'kubernetes', 'roles'], `"${own}" is the name of the store's own Role (the one that lets the service read RoleBindings): give this Feast role another name`)
   }
   return { kind: 'kubernetes', roles: [...new Set(roles as string[])] }
 }

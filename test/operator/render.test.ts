@@ -262,6 +262,10 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 5 } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key, got 5/)
   })
 
+  it('refuses a listed role named like the store\'s own Role, which would replace the service\'s rules', () => {
+    failsWith(store({ kubernetes: { roles: ['reader', 'feast-demo'] } }), {}, /spec\.authz\.kubernetes\.roles: "feast-demo" is the name of the store's own Role/)
+  })
+
   it('refuses a secretRef naming a Secret that was not given', () => {
     failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
   })
