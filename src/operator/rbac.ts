@@ -1,5 +1,6 @@
 import { feastRoleMarker } from '../base/feast-role-marker.ts'
 import { boolean, checkOptions } from '../base/option-rules.ts'
+import { OptionError } from '../base/errors.ts'
 
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>
@@ -65,6 +66,8 @@ const feastExtraRules = (): KubeObject[] => [
 export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
   checkOptions(options, { feastCompatible: boolean() }, { owner: 'kubernetesRbac' })
   const name = serviceAccountName(store)
+  // Both would be one object: the Feast role would replace the rules the service needs (renderFeatureStore says the same, with the field's path).
+  if (roles.includes(name)) throw new OptionError(`kubernetesRbac: "${name}" is the store's own Role (the one that lets the service read RoleBindings): give this Feast role another name`, { option: 'roles' })
   const feast = options.feastCompatible === true
   const clusterRole = feast ? FEAST_CLUSTER_ROLE : TOKEN_REVIEW_CLUSTER_ROLE
   return [

@@ -330,6 +330,11 @@ describe('renderer options', () => {
     assert.throws(() => kubernetesRbac('demo', 'feast', [], { feastCompatible: 1 as never }), { name: 'OptionError', option: 'feastCompatible' })
   })
 
+  it('kubernetesRbac, called on its own, also refuses a Feast role named as the store\'s own Role', () => {
+    assert.throws(() => kubernetesRbac('demo', 'feast', ['reader', 'feast-demo']), { name: 'OptionError', option: 'roles', message: /"feast-demo" is the store's own Role/ })
+    assert.equal(kubernetesRbac('demo', 'feast', ['reader']).filter((object) => object.kind === 'Role').length, 2)
+  })
+
   it('refuses a Secret without its object, never showing a Secret\'s values', () => {
     assert.throws(() => renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: ['client_secret: hunter2'] as never }), (error: unknown) => {
       assert.equal((error as { option?: string }).option, 'secrets[0]')
