@@ -50,14 +50,14 @@ describe('feast-authz inspect in kubernetes mode', () => {
   })
 
   test('exits 3 saying it could not decide when the API server refuses the service', async () => {
-    api.setFault('tokenreviews', { status: 403 })
+    api.revoke('create', 'tokenreviews')
     try {
       const run = await inspect(jwsToken('alice-token'))
       assert.equal(run.code, 3)
       assert.match(run.stderr, /could not decide: cluster_unavailable/)
       assert.match(run.stderr, /tokenreviews/)
     } finally {
-      api.setFault('tokenreviews', undefined)
+      api.grant('create', 'tokenreviews')
     }
   })
 })

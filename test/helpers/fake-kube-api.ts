@@ -36,8 +36,15 @@
  * - `roleRef` of a stored RoleBinding cannot change ({@link FakeKubeApi.putRoleBinding} throws a
  *   422, as the real server answers an update): delete it and create it again.
  *
- * Every request must carry `Authorization: Bearer <serviceToken>` (the service's own
- * credential, written into the kubeconfig); anything else is a 401 `Status`.
+ * Callers are authenticated and authorized as kube-apiserver does it: `Authorization: Bearer
+ * <serviceToken>` (the service's own credential, written into the kubeconfig) is the service
+ * account `system:serviceaccount:<namespace>:feast`, which holds what docs/kubernetes.md grants it
+ * (`create tokenreviews` cluster-wide; `get`, `list`, `watch` of rolebindings and roles in its own
+ * namespace; see {@link FakeKubeApi.revoke}); {@link FakeKubeApi.adminToken} is in
+ * `system:masters`; a token registered with {@link FakeKubeApi.addToken} is its identity when it
+ * is valid for the API server's audience, and holds no permission; any other token is a 401
+ * `Unauthorized`; a request without credentials is `system:anonymous`. A request its caller may
+ * not make is a 403 `Forbidden` naming the verb, resource and namespace.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -115,6 +122,10 @@ export interface RoleJson {
 }
 
 export type FakeEndpoint = 'tokenreviews' | 'rolebindings' | 'roles' | 'all'
+/** A resource the double serves. */
+export type FakeResource = 'tokenreviews' | 'rolebindings' | 'roles'
+/** An RBAC verb of a resource request. */
+export type FakeVerb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' | 'delete' | 'deletecollection'
 /**
  * A fault in front of an endpoint: an HTTP error status with a `Status` body (a 429 also carries
  * `Retry-After`, as API Priority and Fairness answers), a delay before the real answer, a reset
@@ -134,13 +145,18 @@ export interface FakeKubeApiCalls {
   gets: number
   /** Discovery requests (`/api`, `/apis`, ...). */
   discovery: number
-  /** Requests without the service's bearer token. */
+  /** Requests refused with 401: a bearer token the API server does not know. */
   unauthorized: number
+  /** Requests refused with 403: the (authenticated or anonymous) caller lacks the permission. */
+  forbidden: number
   /** TLS connections the server accepted. */
   tlsHandshakes: number
 }
 
 type Kind = 'rolebindings' | 'roles'
+const CALL_COUNTERS: ReadonlyArray<keyof FakeKubeApiCalls> = [
+  'tokenReviews', 'roleBindingLists', 'roleBindingWatches', 'roleLists', 'roleWatches', 'gets', 'discovery', 'unauthorized', 'forbidden', 'tlsHandshakes'
+]
 
 export interface FakeKubeApi {
   /** `https://127.0.0.1:<port>` */
@@ -149,6 +165,10 @@ export interface FakeKubeApi {
   readonly caPem: string
   /** The bearer token the service must present (written into the kubeconfig). */
   readonly serviceToken: string
+  /** Who {@link serviceToken} authenticates as: `system:serviceaccount:<namespace>:feast`. */
+  readonly serviceAccountUsername: string
+  /** A token in group `system:masters` (a cluster admin): every request is allowed, e.g. kubectl writes. */
+  readonly adminToken: string
   /** A kubeconfig file (server URL, CA data, token, context namespace) for `KUBECONFIG`. */
   readonly kubeconfigPath: string
   /** A temp directory removed by `close()`, for other files a test writes. */
@@ -177,6 +197,14 @@ export interface FakeKubeApi {
   compact (): void
   /** Ends every open watch with an `ERROR` event carrying this status (e.g. 500), as a real server can. */
   watchError (code: number, reason?: string): void
+  /**
+   * Takes a permission away from the service account, as editing its Role or ClusterRole
+   * would: requests that need it get the 403 `Forbidden` a real server answers. Without a
+   * namespace, in every namespace.
+   */
+  revoke (verb: FakeVerb, resource: FakeResource, namespace?: string): void
+  /** Gives the service account a permission; without a namespace, cluster-wide (as a ClusterRoleBinding). */
+  grant (verb: FakeVerb, resource: FakeResource, namespace?: string): void
   /** Sets (or clears, with `undefined`) a fault for one endpoint or all. */
   setFault (endpoint: FakeEndpoint, fault: FakeFault | undefined): void
   /** Open watch streams right now (of one kind, or all). */
@@ -199,6 +227,11 @@ export interface FakeKubeApiOptions {
   readonly namespace?: string | null
   /** Bookmark interval for bookmark-enabled watches. Default 60 000 ms, as a real server. */
   readonly bookmarkIntervalMs?: number
+  /**
+   * The service account's own namespace, where it may read RoleBindings and Roles. Default: the
+   * kubeconfig namespace, else `feast`.
+   */
+  readonly serviceNamespace?: string
 }
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io'
@@ -290,6 +323,56 @@ interface Snapshot { readonly id: string, readonly rv: number, readonly items: S
 interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
 interface Watcher { kind: Kind, namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
 
+const AUTHENTICATION_GROUP = 'authentication.k8s.io'
+const DISCOVERY_GROUPS = [RBAC_GROUP, AUTHENTICATION_GROUP]
+
+/** Who made a request, once authenticated. */
+interface Caller { readonly username: string, readonly groups: readonly string[] }
+const ANONYMOUS: Caller = { username: 'system:anonymous', groups: ['system:unauthenticated'] }
+
+type TokenVerdict =
+  | { readonly kind: 'authenticated', readonly identity: FakeIdentity, readonly audiences: readonly string[], readonly jti?: unknown }
+  | { readonly kind: 'rejected', readonly error: string }
+  | { readonly kind: 'audience-error', readonly identity: FakeIdentity }
+
+/**
+ * The token of an `Authorization` header as kube-apiserver reads it
+ * (apiserver pkg/authentication/request/bearertoken/bearertoken.go): trimmed, split on single
+ * spaces into at most three parts, the second is the token; another scheme or an empty token
+ * is no token at all (the request is then anonymous).
+ */
+function bearerToken (header: string | undefined): string | undefined {
+  const trimmed = (header ?? '').trim()
+  if (trimmed === '') return undefined
+  const space = trimmed.indexOf(' ')
+  if (space < 0 || trimmed.slice(0, space).toLowerCase() !== 'bearer') return undefined
+  const rest = trimmed.slice(space + 1)
+  const next = rest.indexOf(' ')
+  const token = next < 0 ? rest : rest.slice(0, next)
+  return token === '' ? undefined : token
+}
+
+/**
+ * A boolean query parameter as the API server decodes it (apimachinery
+ * pkg/runtime/conversion.go Convert_Slice_string_To_bool): absent, `0` or `false` (any case)
+ * is false, anything else (even empty) is true.
+ */
+function queryBool (params: URLSearchParams, name: string): boolean {
+  const value = params.get(name)
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false'
+}
+
+/** The RBAC verb of a request (apiserver pkg/endpoints/request/requestinfo.go). */
+function requestVerb (method: string, byName: boolean, isWatch: boolean): FakeVerb {
+  switch (method) {
+    case 'POST': return 'create'
+    case 'PUT': return 'update'
+    case 'PATCH': return 'patch'
+    case 'DELETE': return byName ? 'delete' : 'deletecollection'
+    default: return isWatch ? 'watch' : byName ? 'get' : 'list'
+  }
+}
+
 const RESOURCE_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/
 const KIND_NAMES: Record<Kind, { kind: string, list: string, singular: string, short?: string[] }> = {
   rolebindings: { kind: 'RoleBinding', list: 'RoleBindingList', singular: 'rolebinding' },
@@ -301,6 +384,15 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const tls = await tlsMaterial
   const dir = await mkdtemp(join(tmpdir(), 'fake-kube-api-'))
   const serviceToken = `svc-${randomBytes(16).toString('hex')}`
+  const adminToken = `admin-${randomBytes(16).toString('hex')}`
+  const serviceNamespace = options.serviceNamespace ?? options.namespace ?? 'feast'
+  const serviceAccount: Caller = {
+    username: `system:serviceaccount:${serviceNamespace}:feast`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${serviceNamespace}`, 'system:authenticated']
+  }
+  // The service account's grants as docs/kubernetes.md makes them, `verb resource namespace` ('*': cluster-wide).
+  const grants = new Set<string>(['create tokenreviews *'])
+  for (const verb of ['get', 'list', 'watch']) for (const kind of ['rolebindings', 'roles']) grants.add(`${verb} ${kind} ${serviceNamespace}`)
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
 
   const tokens = new Map<string, FakeIdentity>()
@@ -310,9 +402,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   let compactedBefore = 0
   const watchers = new Set<Watcher>()
   const faults = new Map<FakeEndpoint, FakeFault>()
-  const calls: FakeKubeApiCalls = {
-    tokenReviews: 0, roleBindingLists: 0, roleBindingWatches: 0, roleLists: 0, roleWatches: 0, gets: 0, discovery: 0, unauthorized: 0, tlsHandshakes: 0
-  }
+  const calls = Object.fromEntries(CALL_COUNTERS.map((name) => [name, 0])) as unknown as FakeKubeApiCalls
   const sockets = new Set<Socket>()
   const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
   const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
@@ -358,20 +448,32 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   async function handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? '/', url)
     const body = await readBody(req)
-    if (req.headers.authorization !== `Bearer ${serviceToken}`) {
+    const who = authenticateCaller(req.headers.authorization)
+    if (who === undefined) {
       calls.unauthorized++
       status(res, 401, 'Unauthorized', 'Unauthorized')
       return
     }
-    if (req.method === 'GET' && discovery(requestUrl.pathname, res)) return
+    if (req.method === 'GET' && isDiscoveryPath(requestUrl.pathname)) {
+      // system:public-info-viewer lets anyone read /version; system:discovery needs an authenticated user.
+      if (requestUrl.pathname !== '/version' && !who.groups.includes('system:authenticated')) {
+        calls.forbidden++
+        status(res, 403, 'Forbidden', `forbidden: User "${who.username}" cannot get path "${requestUrl.pathname}"`, {})
+        return
+      }
+      discovery(requestUrl.pathname, res)
+      return
+    }
     const match = RESOURCE_PATH.exec(requestUrl.pathname)
-    const endpoint: 'tokenreviews' | Kind | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
+    const endpoint: FakeResource | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
     if (endpoint === undefined) {
       status(res, 404, 'NotFound', 'the server could not find the requested resource')
       return
     }
-    const isWatch = requestUrl.searchParams.get('watch') === 'true' || requestUrl.searchParams.get('watch') === '1'
-    const byName = match?.[3]
+    const isWatch = queryBool(requestUrl.searchParams, 'watch')
+    const byName = match?.[3] === undefined ? undefined : decodeURIComponent(match[3])
+    const namespace = match?.[1] ?? ''
+    const verb = requestVerb(req.method ?? 'GET', byName !== undefined, isWatch)
     if (endpoint === 'tokenreviews') calls.tokenReviews++
     else if (byName !== undefined) calls.gets++
     else if (isWatch) {
@@ -391,7 +493,13 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (fault !== undefined && typeof fault === 'object' && 'delayMs' in fault) await delay(fault.delayMs)
     if (res.destroyed) return
     if (fault !== undefined && typeof fault === 'object' && 'status' in fault) {
-      injectedStatus(res, fault.status, endpoint, match?.[1] ?? '')
+      injectedStatus(res, fault.status, verb, endpoint, namespace, byName)
+      return
+    }
+    // Authorization runs before any handler (apiserver pkg/endpoints/filters/authorization.go).
+    if (!allowed(who, verb, endpoint, namespace)) {
+      calls.forbidden++
+      forbidden(res, who, verb, endpoint, namespace, byName)
       return
     }
 
@@ -401,9 +509,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       return
     }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
-    const namespace = match![1]!
     if (byName !== undefined) {
-      const found = stores[endpoint].get(`${namespace}/${decodeURIComponent(byName)}`)
+      const found = stores[endpoint].get(`${namespace}/${byName}`)
       if (found === undefined) { status(res, 404, 'NotFound', `${endpoint}.${RBAC_GROUP} "${byName}" not found`, { name: byName, group: RBAC_GROUP, kind: endpoint }); return }
       sendJson(res, 200, withTypeMeta(endpoint, found))
       return
@@ -419,12 +526,41 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     list(res, endpoint, namespace, requestUrl.searchParams)
   }
 
-  function injectedStatus (res: ServerResponse, code: number, endpoint: 'tokenreviews' | Kind, namespace: string): void {
+  /**
+   * Who a request comes from, as kube-apiserver's authentication decides: no usable bearer
+   * token is `system:anonymous` (anonymous auth is on by default), a token no authenticator
+   * accepts is undefined (401), and every authenticated user is also in `system:authenticated`
+   * (apiserver pkg/authentication/request/bearertoken, .../group/authenticated_group_adder.go).
+   */
+  function authenticateCaller (authorization: string | undefined): Caller | undefined {
+    const token = bearerToken(authorization)
+    if (token === undefined) return ANONYMOUS
+    if (token === serviceToken) return serviceAccount
+    if (token === adminToken) return { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] }
+    const verdict = authenticateToken(token, [API_SERVER_AUDIENCE])
+    if (verdict.kind !== 'authenticated') return undefined
+    const groups = verdict.identity.groups ?? []
+    return { username: verdict.identity.username, groups: groups.includes('system:authenticated') ? [...groups] : [...groups, 'system:authenticated'] }
+  }
+
+  /** RBAC: a cluster admin may do anything, the service account what it was granted, anyone else nothing. */
+  function allowed (who: Caller, verb: FakeVerb, resource: FakeResource, namespace: string): boolean {
+    if (who.groups.includes('system:masters')) return true
+    if (who !== serviceAccount) return false
+    return grants.has(`${verb} ${resource} *`) || (namespace !== '' && grants.has(`${verb} ${resource} ${namespace}`))
+  }
+
+  /** The 403 of apiserver pkg/endpoints/handlers/responsewriters/errors.go (ForbiddenStatusError, apimachinery NewForbidden). */
+  function forbidden (res: ServerResponse, who: Caller, verb: FakeVerb, resource: FakeResource, namespace: string, name: string | undefined): void {
+    const group = resource === 'tokenreviews' ? AUTHENTICATION_GROUP : RBAC_GROUP
+    const where = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`
+    const message = `${resource}.${group}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${who.username}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`
+    status(res, 403, 'Forbidden', message, { ...(name === undefined ? {} : { name }), group, kind: resource })
+  }
+
+  function injectedStatus (res: ServerResponse, code: number, verb: FakeVerb, endpoint: FakeResource, namespace: string, name: string | undefined): void {
     if (code === 403) {
-      const message = endpoint === 'tokenreviews'
-        ? 'tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:feast:feast" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope'
-        : `${endpoint}.${RBAC_GROUP} is forbidden: User "system:serviceaccount:feast:feast" cannot list resource "${endpoint}" in API group "${RBAC_GROUP}" in the namespace "${namespace}"`
-      status(res, 403, 'Forbidden', message)
+      forbidden(res, serviceAccount, verb, endpoint, namespace, name)
     } else if (code === 429) {
       // API Priority and Fairness: the request was rejected before it was served.
       status(res, 429, 'TooManyRequests', 'The server is currently unable to handle the request', { retryAfterSeconds: 1 }, { 'retry-after': '1' })
@@ -433,12 +569,16 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
   }
 
+  function isDiscoveryPath (path: string): boolean {
+    return path === '/version' || path === '/api' || path === '/api/v1' || path === '/apis' || DISCOVERY_GROUPS.some((group) => path === `/apis/${group}/v1`)
+  }
+
   /** The discovery documents kubectl reads before it touches a resource. */
   function discovery (path: string, res: ServerResponse): boolean {
     const resources = (group: string): Array<Record<string, unknown>> => group === RBAC_GROUP
       ? (['rolebindings', 'roles'] as Kind[]).map((name) => ({ name, singularName: KIND_NAMES[name].singular, namespaced: true, kind: KIND_NAMES[name].kind, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storageVersionHash: 'fake' }))
       : [{ name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] }]
-    const groups = [RBAC_GROUP, 'authentication.k8s.io']
+    const groups = DISCOVERY_GROUPS
     let document: Record<string, unknown> | undefined
     if (path === '/version') document = { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' }
     else if (path === '/api') document = { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] }
@@ -517,40 +657,49 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     const token = review.spec.token
     const requested = Array.isArray(review.spec.audiences) ? review.spec.audiences.filter((a): a is string => typeof a === 'string') : []
-    const identity = tokens.get(token)
     const spec = { token, ...(requested.length > 0 ? { audiences: requested } : {}) }
     const answer = (reviewStatus: Record<string, unknown>): void => {
       sendJson(res, 201, { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status: reviewStatus })
     }
-    if (identity === undefined) { answer({ user: {}, error: '[invalid bearer token, service account token could not be validated]' }); return }
-    const claims = jwtClaims(token)
-    const nowSeconds = Date.now() / 1000
-    if (claims !== undefined && typeof claims.exp === 'number' && claims.exp < nowSeconds) {
-      answer({ user: {}, error: '[invalid bearer token, service account token has expired]' })
-      return
-    }
-    if (claims !== undefined && typeof claims.nbf === 'number' && claims.nbf > nowSeconds) {
-      answer({ user: {}, error: '[invalid bearer token, service account token is not valid yet]' })
-      return
-    }
-    const wanted = requested.length > 0 ? requested : [API_SERVER_AUDIENCE]
-    if (identity.webhookAudiences !== undefined) {
-      const matched = wanted.filter((audience) => identity.webhookAudiences!.includes(audience))
-      if (requested.length > 0 && matched.length === 0) {
+    const verdict = authenticateToken(token, requested.length > 0 ? requested : [API_SERVER_AUDIENCE])
+    if (verdict.kind === 'audience-error') {
+      if (requested.length > 0) {
         status(res, 500, 'InternalError', 'Internal error occurred: error validating audiences')
         return
       }
-      answer(authenticated(identity, identity.webhookAudiences))
+      answer(authenticated(verdict.identity, verdict.identity.webhookAudiences ?? []))
       return
+    }
+    if (verdict.kind === 'rejected') { answer({ user: {}, error: verdict.error }); return }
+    answer(authenticated(verdict.identity, verdict.audiences, verdict.jti))
+  }
+
+  /**
+   * What the API server's token authenticators say of `token` for the audiences `wanted` (the
+   * review's, else the API server's own): a JWT-shaped token is checked for `exp`, `nbf` and
+   * `aud`; an audience-unaware webhook's answer is an `audience-error` when none of its
+   * audiences is wanted.
+   */
+  function authenticateToken (token: string, wanted: readonly string[]): TokenVerdict {
+    const identity = tokens.get(token)
+    if (identity === undefined) return { kind: 'rejected', error: '[invalid bearer token, service account token could not be validated]' }
+    const claims = jwtClaims(token)
+    const nowSeconds = Date.now() / 1000
+    if (claims !== undefined && typeof claims.exp === 'number' && claims.exp < nowSeconds) {
+      return { kind: 'rejected', error: '[invalid bearer token, service account token has expired]' }
+    }
+    if (claims !== undefined && typeof claims.nbf === 'number' && claims.nbf > nowSeconds) {
+      return { kind: 'rejected', error: '[invalid bearer token, service account token is not valid yet]' }
+    }
+    if (identity.webhookAudiences !== undefined) {
+      const matched = wanted.filter((audience) => identity.webhookAudiences!.includes(audience))
+      return matched.length === 0 ? { kind: 'audience-error', identity } : { kind: 'authenticated', identity, audiences: identity.webhookAudiences }
     }
     const claimed = claims === undefined ? undefined : (typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : undefined)
     const tokenAudiences = identity.audiences ?? claimed ?? [API_SERVER_AUDIENCE]
     const matched = wanted.filter((audience) => tokenAudiences.includes(audience))
-    if (matched.length === 0) {
-      answer({ user: {}, error: '[invalid bearer token, token audiences are invalid for the target audiences]' })
-      return
-    }
-    answer(authenticated(identity, matched, claims?.jti))
+    if (matched.length === 0) return { kind: 'rejected', error: '[invalid bearer token, token audiences are invalid for the target audiences]' }
+    return { kind: 'authenticated', identity, audiences: matched, jti: claims?.jti }
   }
 
   function authenticated (identity: FakeIdentity, audiences: readonly string[], jti?: unknown): Record<string, unknown> {
@@ -712,6 +861,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     url,
     caPem: tls.caPem,
     serviceToken,
+    serviceAccountUsername: serviceAccount.username,
+    adminToken,
     kubeconfigPath,
     dir,
     calls,
@@ -747,6 +898,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
         watcher.res.end(errorLine(code, reason, `injected watch error ${code}`))
       }
     },
+    revoke (verb, resource, namespace) {
+      for (const grant of [...grants]) {
+        if (grant.startsWith(`${verb} ${resource} `) && (namespace === undefined || grant === `${verb} ${resource} ${namespace}`)) grants.delete(grant)
+      }
+    },
+    grant (verb, resource, namespace) { grants.add(`${verb} ${resource} ${namespace ?? '*'}`) },
     setFault (endpoint, fault) {
       if (fault === undefined) faults.delete(endpoint)
       else faults.set(endpoint, fault)

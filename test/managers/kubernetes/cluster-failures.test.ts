@@ -79,8 +79,8 @@ describe('when the API server fails', () => {
   })
 
   test('a 403 on TokenReview is a 503 and the log names the missing permission', async () => {
-    api.setFault('tokenreviews', { status: 403 })
-    const response = await app.call('/whoami', `Bearer ${freshToken()}`)
+    api.revoke('create', 'tokenreviews')
+    const response = await app.call('/whoami', `Bearer ${freshToken()}`).finally(() => { api.grant('create', 'tokenreviews') })
     assert.equal(response.status, 503)
     assert.equal(response.body.code, 'cluster_unavailable')
     const line = lines.find((entry) => entry.status === 403 && typeof entry.missingPermission === 'string')
@@ -169,7 +169,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
 
   test('a 403 on the RoleBinding list is a 503 and the log names the missing permission', async () => {
     api.addToken(jwsToken('t'), serviceAccountIdentity('apps', 'alice'))
-    api.setFault('rolebindings', { status: 403 })
+    api.revoke('list', 'rolebindings')
     const { logger, lines } = captureLogs()
     const manager = managerFor(api, { logger, tuning: FAST })
     try {
@@ -177,6 +177,24 @@ describe('when RoleBindings cannot be read before the first sync', () => {
       assert.ok(lines.some((entry) => entry.status === 403 && /list and watch rolebindings and roles \(rbac\.authorization\.k8s\.io\) in namespace feast/.test(String(entry.missingPermission))), 'a log line naming the RoleBinding permission')
     } finally {
       await manager.close()
+      api.grant('list', 'rolebindings', 'feast')
+    }
+  })
+
+  test('without watch (list allowed), roles still come from direct lists, the service never reports ready, and the log names the permission', async () => {
+    api.addToken(jwsToken('t4'), serviceAccountIdentity('apps', 'alice'))
+    api.putRole(feastRole('feast', 'reader'))
+    api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
+    api.revoke('watch', 'rolebindings')
+    const { logger, lines } = captureLogs()
+    const manager = managerFor(api, { logger, tuning: FAST })
+    try {
+      assert.deepEqual((await manager.authenticate(jwsToken('t4'))).roles, ['reader'])
+      await eventually(() => lines.some((entry) => entry.status === 403 && /watch rolebindings/.test(String(entry.missingPermission))), 'a log line naming the watch permission')
+      assert.equal(manager.health().ready, false)
+    } finally {
+      await manager.close()
+      api.grant('watch', 'rolebindings', 'feast')
     }
   })
 

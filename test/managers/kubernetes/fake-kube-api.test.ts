@@ -5,13 +5,24 @@ import { API_SERVER_AUDIENCE, FakeInvalidError, roleBinding, serviceAccountIdent
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: any }
 
-/** One request to the double, as a client with the service's credential makes it. */
-async function request (api: FakeKubeApi, path: string, body?: unknown): Promise<Answer> {
+interface RequestOptions {
+  readonly method?: string
+  /** The whole Authorization header (default: the service's bearer token); null: none. */
+  readonly authorization?: string | null
+  readonly contentType?: string
+  /** A body sent as it is, not as JSON. */
+  readonly raw?: string
+}
+
+/** One request to the double, as a client with the service's credential makes it (unless told otherwise). */
+async function request (api: FakeKubeApi, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+  const authorization = options.authorization === undefined ? `Bearer ${api.serviceToken}` : options.authorization
+  const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body))
   return await new Promise((resolve, reject) => {
     const req = https.request(`${api.url}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
+      method: options.method ?? (payload === undefined ? 'GET' : 'POST'),
       ca: api.caPem,
-      headers: { authorization: `Bearer ${api.serviceToken}`, 'content-type': 'application/json' }
+      headers: { ...(authorization === null ? {} : { authorization }), 'content-type': options.contentType ?? 'application/json' }
     }, (res) => {
       let text = ''
       res.setEncoding('utf8')
@@ -19,7 +30,7 @@ async function request (api: FakeKubeApi, path: string, body?: unknown): Promise
       res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }) })
     })
     req.on('error', reject)
-    req.end(body === undefined ? undefined : JSON.stringify(body))
+    req.end(payload)
   })
 }
 
@@ -54,6 +65,66 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
   let api: FakeKubeApi
   before(async () => { api = await startFakeKubeApi({ namespace: 'feast' }) })
   after(async () => { await api?.close() })
+
+  describe('callers are authenticated and authorized', () => {
+    test('a request without credentials is system:anonymous: 403 on resources and discovery, /version is public', async () => {
+      const list = await request(api, BINDINGS, undefined, { authorization: null })
+      assert.equal(list.status, 403)
+      assert.equal(list.body.reason, 'Forbidden')
+      assert.match(list.body.message, /User "system:anonymous" cannot list resource "rolebindings" in API group "rbac\.authorization\.k8s\.io" in the namespace "feast"/)
+      assert.deepEqual(list.body.details, { group: 'rbac.authorization.k8s.io', kind: 'rolebindings' })
+      assert.equal((await request(api, '/apis', undefined, { authorization: null })).status, 403)
+      assert.equal((await request(api, '/version', undefined, { authorization: null })).status, 200)
+      assert.equal((await request(api, BINDINGS, undefined, { authorization: 'Basic dXNlcjpwYXNz' })).status, 403, 'another scheme is no credential at all')
+    })
+
+    test('a bearer token no authenticator knows is a 401 Unauthorized Status', async () => {
+      const { status, body } = await request(api, BINDINGS, undefined, { authorization: 'Bearer nobody-knows-this' })
+      assert.equal(status, 401)
+      assert.deepEqual(body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 })
+    })
+
+    test('an application\'s own token authenticates as its identity, which holds no permission', async () => {
+      const token = serviceAccountJwt('apps', 'caller')
+      api.addToken(token, serviceAccountIdentity('apps', 'caller'))
+      const { status, body } = await request(api, '/apis/authentication.k8s.io/v1/tokenreviews', review(token), { authorization: `Bearer ${token}` })
+      assert.equal(status, 403)
+      assert.match(body.message, /^tokenreviews\.authentication\.k8s\.io is forbidden: User "system:serviceaccount:apps:caller" cannot create resource "tokenreviews" in API group "authentication\.k8s\.io" at the cluster scope$/)
+      assert.equal((await request(api, '/apis', undefined, { authorization: `Bearer ${token}` })).status, 200, 'discovery is open to every authenticated user')
+    })
+
+    test('the service account reads RoleBindings only in its own namespace', async () => {
+      assert.equal((await request(api, BINDINGS)).status, 200)
+      const other = await request(api, '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings')
+      assert.equal(other.status, 403)
+      assert.match(other.body.message, new RegExp(`User "${api.serviceAccountUsername}" cannot list resource "rolebindings" .* in the namespace "kube-system"`))
+      assert.equal((await request(api, '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings', undefined, { authorization: `Bearer ${api.adminToken}` })).status, 200, 'a cluster admin may')
+    })
+
+    test('a revoked permission is a 403 naming the verb; granting it back restores it', async () => {
+      api.revoke('watch', 'rolebindings')
+      try {
+        const refused = await request(api, `${BINDINGS}?watch=1`)
+        assert.equal(refused.status, 403)
+        assert.match(refused.body.message, /cannot watch resource "rolebindings"/)
+        assert.equal((await request(api, BINDINGS)).status, 200, 'list is another permission')
+      } finally {
+        api.grant('watch', 'rolebindings', 'feast')
+      }
+      assert.equal((await request(api, `${BINDINGS}?watch=1&timeoutSeconds=1`)).status, 200)
+    })
+
+    test('an injected 403 on a watch says "watch", not "list"', async () => {
+      api.setFault('rolebindings', { status: 403 })
+      try {
+        const { status, body } = await request(api, `${BINDINGS}?watch=true`)
+        assert.equal(status, 403)
+        assert.match(body.message, /cannot watch resource "rolebindings"/)
+      } finally {
+        api.setFault('rolebindings', undefined)
+      }
+    })
+  })
 
   describe('TokenReview', () => {
     test('a service-account token past its exp is not authenticated', async () => {

@@ -30,8 +30,13 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
   after(async () => { await api?.close() })
 
   async function kubectl (...args: string[]): Promise<Run> {
+    return await kubectlWith(api.kubeconfigPath, ...args)
+  }
+
+  /** kubectl with another kubeconfig (another user). */
+  async function kubectlWith (kubeconfig: string, ...args: string[]): Promise<Run> {
     return await new Promise((resolve) => {
-      execFile('kubectl', args, { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      execFile('kubectl', args, { env: { ...env, KUBECONFIG: kubeconfig }, timeout: 60_000 }, (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
       })
     })
@@ -55,6 +60,18 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
     const run = await kubectl('get', 'rolebinding', 'nobody')
     assert.notEqual(run.code, 0)
     assert.match(run.stderr, /NotFound|not found/)
+  })
+
+  test('kubectl as the service account may not read another namespace: Forbidden, as RBAC answers', async () => {
+    const run = await kubectl('get', 'rolebindings', '-n', 'kube-system')
+    assert.notEqual(run.code, 0)
+    assert.match(run.stderr, /Error from server \(Forbidden\): rolebindings\.rbac\.authorization\.k8s\.io is forbidden: User "system:serviceaccount:feast:feast" cannot list resource "rolebindings" in API group "rbac\.authorization\.k8s\.io" in the namespace "kube-system"/)
+  })
+
+  test('kubectl with a token the API server does not know is told it is Unauthorized', async () => {
+    const run = await kubectlWith(await api.writeKubeconfig({ name: 'stranger', token: 'not-a-known-token' }), 'get', 'rolebindings')
+    assert.notEqual(run.code, 0)
+    assert.match(run.stderr, /Unauthorized|must be logged in/)
   })
 
   test('kubectl get roles shows the marker rule of a Feast role', async () => {

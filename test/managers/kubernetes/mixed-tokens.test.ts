@@ -50,8 +50,7 @@ describe('mixed tokens under auth.type oidc on a cluster', () => {
   test('with tokenreviews/create as the only grant (every RBAC read forbidden), a new service-account token is still accepted', async () => {
     const token = serviceAccountJwt('apps', 'carol')
     api.addToken(token, serviceAccountIdentity('apps', 'carol'))
-    api.setFault('rolebindings', { status: 403 })
-    api.setFault('roles', { status: 403 })
+    for (const verb of ['get', 'list', 'watch'] as const) for (const resource of ['rolebindings', 'roles'] as const) api.revoke(verb, resource)
     api.resetCalls()
     try {
       const response = await app.call('/whoami', `Bearer ${token}`)
@@ -60,8 +59,7 @@ describe('mixed tokens under auth.type oidc on a cluster', () => {
       const { roleBindingLists, roleBindingWatches, roleLists, roleWatches, gets } = api.calls
       assert.equal(roleBindingLists + roleBindingWatches + roleLists + roleWatches + gets, 0, 'an RBAC read, which this grant forbids')
     } finally {
-      api.setFault('rolebindings', undefined)
-      api.setFault('roles', undefined)
+      for (const verb of ['get', 'list', 'watch'] as const) for (const resource of ['rolebindings', 'roles'] as const) api.grant(verb, resource, 'feast')
     }
   })
 
