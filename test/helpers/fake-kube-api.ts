@@ -19,7 +19,10 @@
  *
  * Served (everything else is 404 with a `Status` body), as kube-apiserver serves it:
  * - discovery: `GET /api`, `/api/v1`, `/apis`, `/apis/<group>/v1`, `/version` (enough for kubectl);
- * - `POST /apis/authentication.k8s.io/v1/tokenreviews`: registered tokens authenticate when their
+ * - `POST /apis/authentication.k8s.io/v1/tokenreviews`: the body must decode as an
+ *   `authentication.k8s.io/v1` TokenReview (400 otherwise; apiVersion and kind default when
+ *   absent; a non-JSON Content-Type is a 415) with a non-empty `spec.token` (400), which is read
+ *   as the header `Bearer <token>` is (only what precedes a space counts); registered tokens authenticate when their
  *   audiences intersect `spec.audiences` (or, when the request names none, the API server's own
  *   audience), `status.audiences` is that intersection; a JWT-shaped token past its `exp` or before
  *   its `nbf` is refused; service-account tokens carry `status.user.extra` (pod name and uid,
@@ -505,7 +508,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
 
     if (endpoint === 'tokenreviews') {
       if (req.method !== 'POST') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
-      reviewToken(res, body)
+      reviewToken(req, res, body)
       return
     }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
@@ -643,25 +646,28 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 })
   }
 
-  function reviewToken (res: ServerResponse, body: string): void {
-    let review: { kind?: unknown, apiVersion?: unknown, spec?: { token?: unknown, audiences?: unknown } }
-    try {
-      review = JSON.parse(body)
-    } catch {
-      status(res, 400, 'BadRequest', 'the request body is not JSON')
-      return
-    }
-    if (review.kind !== 'TokenReview' || review.apiVersion !== 'authentication.k8s.io/v1' || typeof review.spec?.token !== 'string') {
-      status(res, 400, 'BadRequest', 'expected an authentication.k8s.io/v1 TokenReview with spec.token')
-      return
-    }
-    const token = review.spec.token
-    const requested = Array.isArray(review.spec.audiences) ? review.spec.audiences.filter((a): a is string => typeof a === 'string') : []
+  /**
+   * `POST tokenreviews` as kube-apiserver serves it: the body is decoded as an
+   * `authentication.k8s.io/v1` TokenReview (apiVersion and kind default to it when absent; any
+   * other is a 400, apiserver pkg/endpoints/handlers/create.go), an empty `spec.token` is a 400
+   * (kubernetes pkg/registry/authentication/tokenreview/storage.go), and the token is
+   * authenticated as the header `Authorization: Bearer <token>` would be, so only what comes
+   * before a space counts.
+   */
+  function reviewToken (req: IncomingMessage, res: ServerResponse, body: string): void {
+    if (!isJsonBody(req.headers['content-type'])) { unsupportedMediaType(res); return }
+    const decoded = decodeTokenReview(body)
+    if (typeof decoded === 'string') { status(res, 400, 'BadRequest', decoded); return }
+    const { token, audiences: requested } = decoded
+    if (token === '') { status(res, 400, 'BadRequest', 'token is required for TokenReview in authentication'); return }
     const spec = { token, ...(requested.length > 0 ? { audiences: requested } : {}) }
     const answer = (reviewStatus: Record<string, unknown>): void => {
       sendJson(res, 201, { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status: reviewStatus })
     }
-    const verdict = authenticateToken(token, requested.length > 0 ? requested : [API_SERVER_AUDIENCE])
+    const presented = bearerToken(`Bearer ${token}`)
+    // No token in the header at all: not authenticated, and no authenticator had anything to say.
+    if (presented === undefined) { answer({ user: {} }); return }
+    const verdict = authenticateToken(presented, requested.length > 0 ? requested : [API_SERVER_AUDIENCE])
     if (verdict.kind === 'audience-error') {
       if (requested.length > 0) {
         status(res, 500, 'InternalError', 'Internal error occurred: error validating audiences')
@@ -672,6 +678,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     if (verdict.kind === 'rejected') { answer({ user: {}, error: verdict.error }); return }
     answer(authenticated(verdict.identity, verdict.audiences, verdict.jti))
+  }
+
+  function unsupportedMediaType (res: ServerResponse): void {
+    status(res, 415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf')
   }
 
   /**
@@ -958,6 +968,58 @@ function validateBinding (binding: RoleBindingJson, existing: RoleBindingJson | 
       throw invalid('rolebindings', name, `subjects[${i}].kind: Unsupported value: "${String(subject.kind)}": supported values: "ServiceAccount", "User", "Group"`)
     }
   }
+}
+
+/**
+ * Whether a request body's `Content-Type` is one the double decodes: JSON, or none (the API
+ * server then assumes JSON). YAML and protobuf, which a real server also takes, are not
+ * emulated; anything else is a 415 there too (apiserver pkg/endpoints/handlers/negotiation).
+ */
+function isJsonBody (contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType === '') return true
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json'
+}
+
+/** Go's name for a JSON value's type, as encoding/json reports an unmarshalling error. */
+function jsonTypeName (value: unknown): string {
+  if (Array.isArray(value)) return 'array'
+  if (value === null) return 'null'
+  return typeof value === 'object' ? 'object' : typeof value
+}
+
+/**
+ * The token and audiences of a TokenReview body, or the message of the 400 a real server
+ * answers (apiserver pkg/endpoints/handlers/create.go and rest.go transformDecodeError).
+ */
+function decodeTokenReview (body: string): { token: string, audiences: string[] } | string {
+  let review: unknown
+  try {
+    review = JSON.parse(body)
+  } catch (error) {
+    return `the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: ${(error as Error).message} (${body.slice(0, 30)})`
+  }
+  if (typeof review !== 'object' || review === null || Array.isArray(review)) {
+    return `the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(review)} into Go value of type struct { APIVersion string; Kind string } (${body.slice(0, 30)})`
+  }
+  const { apiVersion, kind, spec } = review as { apiVersion?: unknown, kind?: unknown, spec?: unknown }
+  // A missing apiVersion or kind takes the endpoint's (the decoder's defaults).
+  const version = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : `${AUTHENTICATION_GROUP}/v1`
+  const kindName = typeof kind === 'string' && kind !== '' ? kind : 'TokenReview'
+  if (kindName !== 'TokenReview' || (version !== `${AUTHENTICATION_GROUP}/v1` && version !== `${AUTHENTICATION_GROUP}/v1beta1`)) {
+    return `${kindName} in version "${version.split('/').pop() ?? ''}" cannot be handled as a TokenReview: no kind "${kindName}" is registered for version "${version}" in scheme "pkg/api/legacyscheme/scheme.go:30"`
+  }
+  if (version !== `${AUTHENTICATION_GROUP}/v1`) return `the API version in the data (${version}) does not match the expected API version (${AUTHENTICATION_GROUP}/v1)`
+  const cannot = (field: string, value: unknown, type: string): string =>
+    `TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${field} of type ${type}`
+  if (spec !== undefined && spec !== null && (typeof spec !== 'object' || Array.isArray(spec))) return cannot('TokenReview.spec', spec, 'v1.TokenReviewSpec')
+  const { token, audiences } = (spec ?? {}) as { token?: unknown, audiences?: unknown }
+  if (token !== undefined && token !== null && typeof token !== 'string') return cannot('TokenReviewSpec.spec.token', token, 'string')
+  if (audiences !== undefined && audiences !== null) {
+    if (!Array.isArray(audiences)) return cannot('TokenReviewSpec.spec.audiences', audiences, '[]string')
+    const bad = audiences.find((audience) => typeof audience !== 'string')
+    if (bad !== undefined) return cannot('TokenReviewSpec.spec.audiences', bad, 'string')
+  }
+  return { token: typeof token === 'string' ? token : '', audiences: Array.isArray(audiences) ? audiences as string[] : [] }
 }
 
 /** The payload of a JWT-shaped token, or undefined. */

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import type { AuthLogger } from '../../base/logging.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
+import { isToken68 } from '../../base/http/bearer.ts'
 import { AuthError } from '../../base/errors.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { ReviewedIdentity } from './identity.ts'
@@ -27,7 +28,7 @@ export interface CachedTokenReview {
   /**
    * The reviewed token, from the cache or a TokenReview. Rejects with 401
    * `malformed_token` (no API call) when the token is not a compact JWS (unless opaque
-   * tokens are accepted), another 401 when
+   * tokens are accepted; even then, when it is not one token68), another 401 when
    * the cluster rejects it, and 503 when the API server cannot answer or too many reviews
    * are already waiting for it.
    */
@@ -53,6 +54,16 @@ export interface CachedTokenReviewOptions {
  */
 export function requireCompactJws (token: string): void {
   if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments (Kubernetes service-account tokens are JWTs)')
+}
+
+/**
+ * Throws 401 `malformed_token` unless the token is one token68, as a bearer header carries it.
+ * The API server reviews a token as the header `Bearer <token>`: an empty token is a 400 (which
+ * would be a 503 here) and only what precedes a space is reviewed, so `good junk` would pass as
+ * `good` under a cache key of its own.
+ */
+export function requireToken68 (token: string): void {
+  if (!isToken68(token)) throw new AuthError('malformed_token', 'the token is not a single bearer token (token68): empty, or with spaces or other characters a bearer header cannot carry')
 }
 
 /**
@@ -83,6 +94,7 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
     cached: (token) => reviews.peek(reviews.keyOf(token)),
     async review (token) {
       if (options.acceptOpaqueTokens !== true) requireCompactJws(token)
+      else requireToken68(token)
       return await reviews.get(token, load)
     },
     size: reviews.size,

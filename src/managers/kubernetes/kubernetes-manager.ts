@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/errors.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../../base/logging.ts'
 import { createPrincipal, type Principal } from '../../base/principal.ts'
 import type { AuthManager } from '../types.ts'
-import { createCachedTokenReview, requireCompactJws, type ReviewedToken } from './cached-token-review.ts'
+import { createCachedTokenReview, requireCompactJws, requireToken68, type ReviewedToken } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
 import type { RoleView } from './role-index.ts'
 import { createRoleSource } from './role-source.ts'
@@ -87,7 +87,8 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     },
     async authenticate (token: string): Promise<Principal> {
       // Before anything else: a token that cannot be a service-account token costs no API call.
-      if (!opaque) requireCompactJws(token)
+      if (opaque) requireToken68(token)
+      else requireCompactJws(token)
       bindings.start()
       const reviewed = await tokens.review(token)
       return principalFor(reviewed, bindings.viewNow() ?? await bindings.view())

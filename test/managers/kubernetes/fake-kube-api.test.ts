@@ -60,6 +60,7 @@ async function watchLines (api: FakeKubeApi, path: string, count: number, waitMs
 
 const review = (token: string, audiences?: string[]): Record<string, unknown> => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences === undefined ? {} : { audiences }) } })
 const BINDINGS = '/apis/rbac.authorization.k8s.io/v1/namespaces/feast/rolebindings'
+const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews'
 
 describe('the fake Kubernetes API server is as strict as a real one', () => {
   let api: FakeKubeApi
@@ -164,6 +165,64 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.deepEqual(body.status.audiences, [API_SERVER_AUDIENCE])
       assert.deepEqual(body.status.user.extra['authentication.kubernetes.io/pod-name'], [identity.pod!.name])
       assert.match(body.status.user.extra['authentication.kubernetes.io/credential-id'][0], /^JTI=/)
+    })
+
+    test('a review without a token, or with an empty one, is a 400 BadRequest', async () => {
+      for (const body of [{ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: {} }, review('')]) {
+        const { status, body: answer } = await request(api, TOKEN_REVIEWS, body)
+        assert.equal(status, 400)
+        assert.equal(answer.reason, 'BadRequest')
+        assert.equal(answer.message, 'token is required for TokenReview in authentication')
+      }
+    })
+
+    test('a body without apiVersion and kind is taken as a v1 TokenReview, as the decoder defaults them', async () => {
+      api.addToken('defaulted-token', { username: 'dee' })
+      const { status, body } = await request(api, TOKEN_REVIEWS, { spec: { token: 'defaulted-token' } })
+      assert.equal(status, 201)
+      assert.equal(body.status.authenticated, true)
+    })
+
+    test('another kind, another version or a mistyped field is a 400 BadRequest', async () => {
+      const cases: Array<[unknown, RegExp]> = [
+        [{ apiVersion: 'authentication.k8s.io/v1', kind: 'SubjectAccessReview', spec: { token: 't' } }, /no kind "SubjectAccessReview" is registered/],
+        [{ apiVersion: 'authentication.k8s.io/v1beta1', kind: 'TokenReview', spec: { token: 't' } }, /the API version in the data \(authentication\.k8s\.io\/v1beta1\) does not match the expected API version \(authentication\.k8s\.io\/v1\)/],
+        [{ apiVersion: 'v1', kind: 'TokenReview', spec: { token: 't' } }, /no kind "TokenReview" is registered for version "v1"/],
+        [{ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 42 } }, /cannot unmarshal number into Go struct field TokenReviewSpec\.spec\.token of type string/],
+        [{ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 't', audiences: 'feast' } }, /spec\.audiences of type \[\]string/],
+        [[1, 2], /the object provided is unrecognized \(must be of type TokenReview\)/]
+      ]
+      for (const [body, message] of cases) {
+        const answer = await request(api, TOKEN_REVIEWS, body)
+        assert.equal(answer.status, 400, JSON.stringify(body))
+        assert.match(answer.body.message, message)
+      }
+      const notJson = await request(api, TOKEN_REVIEWS, undefined, { raw: 'token=abc' })
+      assert.equal(notJson.status, 400)
+      assert.match(notJson.body.message, /json parse error/)
+    })
+
+    test('a body that is not JSON by its Content-Type is a 415', async () => {
+      const { status, body } = await request(api, TOKEN_REVIEWS, review('x'), { contentType: 'text/plain' })
+      assert.equal(status, 415)
+      assert.equal(body.reason, 'UnsupportedMediaType')
+    })
+
+    test('the token is read as a bearer header reads it: what follows a space is ignored, a leading space leaves no token', async () => {
+      api.addToken('space-token', { username: 'spacey' })
+      const suffixed = await request(api, TOKEN_REVIEWS, review('space-token trailing-junk'))
+      assert.equal(suffixed.body.status.authenticated, true, 'a real server authenticates the part before the space')
+      assert.equal(suffixed.body.spec.token, 'space-token trailing-junk')
+      const leading = await request(api, TOKEN_REVIEWS, review(' space-token'))
+      assert.equal(leading.status, 201)
+      assert.deepEqual(leading.body.status, { user: {} })
+    })
+
+    test('a review is a create: GET on tokenreviews is a list the service account may not do', async () => {
+      const { status, body } = await request(api, TOKEN_REVIEWS)
+      assert.equal(status, 403)
+      assert.match(body.message, /cannot list resource "tokenreviews"/)
+      assert.equal((await request(api, TOKEN_REVIEWS, undefined, { authorization: `Bearer ${api.adminToken}` })).status, 405)
     })
 
     test('an audience-unaware authenticator answering other audiences makes the review a 500', async () => {

@@ -162,6 +162,21 @@ describe('accept_opaque_tokens', () => {
     }
   })
 
+  test('with the setting, a token an Authorization header could not carry (empty, spaces) is a 401 malformed_token and costs no review', async () => {
+    // A real API server answers an empty token with a 400 (which would be a 503), and reviews
+    // only what precedes a space: 'good-token junk' would pass as 'good-token'.
+    const manager = managerFor(api, { config: { ...KUBERNETES_CONFIG, accept_opaque_tokens: true } })
+    try {
+      api.resetCalls()
+      for (const token of ['', ' ', 'sha256~openshift-style-token trailing', ' sha256~openshift-style-token', 'sha256~openshift-style-token\n']) {
+        await assert.rejects(async () => await manager.authenticate(token), { code: 'malformed_token', status: 401 }, JSON.stringify(token))
+      }
+      assert.equal(api.calls.tokenReviews, 0)
+    } finally {
+      await manager.close()
+    }
+  })
+
   test('without the setting, an opaque token is a 401 malformed_token and costs no review', async () => {
     const manager = managerFor(api)
     try {
