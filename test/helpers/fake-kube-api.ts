@@ -29,8 +29,11 @@
  *   credential id); an audience-unaware authenticator (a webhook) that answers with other
  *   audiences than requested makes the review a 500 "error validating audiences";
  * - `GET .../namespaces/<ns>/rolebindings` and `.../roles` (`rbac.authorization.k8s.io/v1`): lists
- *   with `metadata.resourceVersion`, paged with `limit`/`continue` (a continue token from before
- *   the last {@link FakeKubeApi.compact} is a 410), GET by name, and `?watch=true` streams: from
+ *   with `metadata.resourceVersion`, in key order, paged with `limit`/`continue` (etcd's token:
+ *   the rest at the first page's version; from before the last {@link FakeKubeApi.compact}, a 410
+ *   whose Status carries a token continuing at the latest version), `resourceVersion` with
+ *   `resourceVersionMatch` (Exact: that version, 410 once compacted; NotOlderThan: waits up to
+ *   3 s, then 504), ListOptions validated (422), GET by name, and `?watch=true` streams: from
  *   `resourceVersion` 0 or unset, synthetic `ADDED` events for the current state (no history);
  *   from a version, the events after it; older than the last compaction: an `ERROR` 410 event;
  *   newer than the current version: a 504 "Too large resource version"; `BOOKMARK`s only when
@@ -56,7 +59,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { KubeConfig } from '@kubernetes/client-node'
 import { feastRoleMarker } from '../../src/base/feast-role-marker.ts'
@@ -322,7 +325,6 @@ async function generateTls (): Promise<TlsMaterial> {
 }
 
 type StoredObject = RoleBindingJson | RoleJson
-interface Snapshot { readonly id: string, readonly rv: number, readonly items: StoredObject[] }
 interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
 interface Watcher { kind: Kind, namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
 
@@ -409,8 +411,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const sockets = new Set<Socket>()
   const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
   const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
-  // Paged lists read one snapshot, as etcd serves a continue token at the version of the first page.
-  const snapshots = new Map<string, Snapshot>()
+  // The state as of the last compaction: with `history`, any version since can be listed again.
+  let baseline: Record<Kind, Map<string, StoredObject>> = { rolebindings: new Map(), roles: new Map() }
 
   const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => { void handle(req, res) })
   server.on('secureConnection', () => { calls.tlsHandshakes++ })
@@ -429,8 +431,14 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     })
   }
 
-  function statusBody (code: number, reason: string, message: string, details?: Record<string, unknown>): Record<string, unknown> {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code }
+  function statusBody (
+    code: number,
+    reason: string,
+    message: string,
+    details?: Record<string, unknown>,
+    metadata: Record<string, unknown> = {}
+  ): Record<string, unknown> {
+    return { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code }
   }
 
   function status (
@@ -439,9 +447,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     reason: string,
     message: string,
     details?: Record<string, unknown>,
-    headers: Record<string, string> = {}
+    headers: Record<string, string> = {},
+    metadata: Record<string, unknown> = {}
   ): void {
-    sendJson(res, code, statusBody(code, reason, message, details), headers)
+    sendJson(res, code, statusBody(code, reason, message, details, metadata), headers)
   }
 
   function faultFor (endpoint: 'tokenreviews' | Kind): FakeFault | undefined {
@@ -526,7 +535,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       watch(req, res, endpoint, namespace, requestUrl.searchParams)
       return
     }
-    list(res, endpoint, namespace, requestUrl.searchParams)
+    await list(res, endpoint, namespace, requestUrl.searchParams)
   }
 
   /**
@@ -602,43 +611,89 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     return true
   }
 
-  function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): void {
-    const requested = params.get('resourceVersion')
-    if (requested !== null && requested !== '' && requested !== '0' && Number(requested) > resourceVersion) {
-      tooLargeResourceVersion(res, Number(requested))
-      return
-    }
-    const limit = Number(params.get('limit') ?? '0')
-    const token = params.get('continue')
-    let snapshot: Snapshot
-    let start = 0
-    if (token !== null && token !== '') {
-      const [id, offset] = Buffer.from(token, 'base64url').toString('utf8').split(':')
-      const found = snapshots.get(id ?? '')
-      if (found === undefined || found.rv < compactedBefore) {
-        status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.')
-        return
+  /**
+   * A list as kube-apiserver serves it (apiserver pkg/storage/interfaces.go ValidateListOptions,
+   * etcd3/store.go GetList): unset or `0` resourceVersion is the current state; `N` with
+   * `resourceVersionMatch=Exact`, or with a `limit` and no match (the legacy case), is the state
+   * at exactly N (410 once compacted, 504 when in the future); otherwise N is a lower bound the
+   * server waits for up to 3 s (then 504, as the watch cache's blockTimeout). Pages hold `limit`
+   * items in key order and a continue token that reads the rest at the first page's version.
+   */
+  async function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): Promise<void> {
+    const limit = queryInt(params, 'limit')
+    if (typeof limit === 'string') { status(res, 400, 'BadRequest', limit); return }
+    const invalid = listOptionErrors(params)
+    if (invalid.length > 0) { listOptionsInvalid(res, invalid); return }
+    const requested = params.get('resourceVersion') ?? ''
+    const match = params.get('resourceVersionMatch') ?? ''
+    const token = params.get('continue') ?? ''
+    let at = resourceVersion
+    let startKey = ''
+    if (token !== '') {
+      const decoded = decodeContinue(token)
+      if (typeof decoded === 'string') { status(res, 400, 'BadRequest', `invalid continue token: ${decoded}`); return }
+      if (requested !== '' && requested !== '0') { status(res, 400, 'BadRequest', 'specifying resource version is not allowed when using continue'); return }
+      startKey = decoded.start
+      if (decoded.rv > 0) {
+        if (decoded.rv < compactedBefore) {
+          // etcd3/errors.go handleCompactedErrorForPaging: 410 with a token that continues at the latest version.
+          status(res, 410, 'Expired', CONTINUE_EXPIRED, undefined, {}, { continue: encodeContinue(-1, startKey) })
+          return
+        }
+        if (decoded.rv > resourceVersion) { tooLargeResourceVersion(res, decoded.rv); return }
+        at = decoded.rv
       }
-      snapshot = found
-      start = Number(offset)
-    } else {
-      const items = [...stores[kind].values()]
-        .filter((object) => object.metadata.namespace === namespace)
-        .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
-      snapshot = { id: randomBytes(6).toString('hex'), rv: resourceVersion, items }
+    } else if (requested !== '' && requested !== '0') {
+      const parsed = parseResourceVersion(requested)
+      if (typeof parsed === 'string') { status(res, 400, 'BadRequest', `invalid resource version: ${parsed}`); return }
+      if (match === 'Exact' || (match === '' && limit > 0)) {
+        if (parsed < compactedBefore) { status(res, 410, 'Expired', 'The resourceVersion for the provided list is too old.'); return }
+        if (parsed > resourceVersion) { tooLargeResourceVersion(res, parsed); return }
+        at = parsed
+      } else {
+        if (!await versionReached(parsed, RESOURCE_VERSION_WAIT_MS)) { tooLargeResourceVersion(res, parsed); return }
+        at = resourceVersion
+      }
     }
-    const end = limit > 0 ? Math.min(snapshot.items.length, start + limit) : snapshot.items.length
-    const metadata: Record<string, unknown> = { resourceVersion: String(snapshot.rv) }
-    if (end < snapshot.items.length) {
-      snapshots.set(snapshot.id, snapshot)
-      if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!)
-      metadata.continue = Buffer.from(`${snapshot.id}:${end}`).toString('base64url')
-      metadata.remainingItemCount = snapshot.items.length - end
-    } else {
-      snapshots.delete(snapshot.id)
+    if (res.destroyed) return
+    const inRange = stateAt(kind, namespace, at).filter((object) => object.metadata.name >= startKey)
+    const page = limit > 0 ? inRange.slice(0, limit) : inRange
+    const metadata: Record<string, unknown> = { resourceVersion: String(at) }
+    if (page.length < inRange.length) {
+      metadata.continue = encodeContinue(at, `${page[page.length - 1]!.metadata.name}\u0000`)
+      metadata.remainingItemCount = inRange.length - page.length
     }
-    const items = snapshot.items.slice(start, end)
-    sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items })
+    sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items: page })
+  }
+
+  /** The objects of one kind and namespace at version `rv` (since the last compaction), in key order. */
+  function stateAt (kind: Kind, namespace: string, rv: number): StoredObject[] {
+    let state: Map<string, StoredObject>
+    if (rv >= resourceVersion) {
+      state = stores[kind]
+    } else {
+      state = new Map(baseline[kind])
+      for (const event of history) {
+        if (event.kind !== kind || event.rv > rv) continue
+        const key = `${event.object.metadata.namespace}/${event.object.metadata.name}`
+        if (event.type === 'DELETED') state.delete(key)
+        else state.set(key, event.object)
+      }
+    }
+    return [...state.values()].filter((object) => object.metadata.namespace === namespace).sort((a, b) => byteOrder(a.metadata.name, b.metadata.name))
+  }
+
+  /** Resolves true once the store reaches `rv`, false after `ms`. */
+  async function versionReached (rv: number, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms
+    const reached = (): boolean => resourceVersion >= rv
+    while (!reached() && Date.now() < deadline) await delay(Math.min(50, deadline - Date.now()))
+    return reached()
+  }
+
+  /** 422 Invalid for the query's ListOptions (apiserver pkg/endpoints/handlers/get.go listOpts). */
+  function listOptionsInvalid (res: ServerResponse, errors: readonly FieldError[]): void {
+    status(res, 422, 'Invalid', invalidMessage('ListOptions.meta.k8s.io', '', errors), { name: '', group: 'meta.k8s.io', kind: 'ListOptions', causes: errors.map(fieldCause) })
   }
 
   function tooLargeResourceVersion (res: ServerResponse, requested: number): void {
@@ -894,6 +949,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     compact () {
       compactedBefore = resourceVersion + 1
       history = []
+      baseline = { rolebindings: new Map(stores.rolebindings), roles: new Map(stores.roles) }
       resourceVersion++
       for (const watcher of [...watchers]) {
         watchers.delete(watcher)
@@ -1020,6 +1076,93 @@ function decodeTokenReview (body: string): { token: string, audiences: string[] 
     if (bad !== undefined) return cannot('TokenReviewSpec.spec.audiences', bad, 'string')
   }
   return { token: typeof token === 'string' ? token : '', audiences: Array.isArray(audiences) ? audiences as string[] : [] }
+}
+
+/** How long a list waits for a resourceVersion it has not reached (apiserver storage/cacher/watch_cache.go blockTimeout). */
+const RESOURCE_VERSION_WAIT_MS = 3000
+
+/** apiserver pkg/storage/etcd3/errors.go: a continue token whose version was compacted. */
+const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+  'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - ' +
+  'objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
+
+/** Keys compare as etcd compares them: byte by byte. */
+function byteOrder (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** A continue token as apiserver pkg/storage/continue.go writes it: the version and the key to start from. */
+function encodeContinue (rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url')
+}
+
+/** A continue token read back, or why it is not valid (storage/continue.go DecodeContinue). */
+function decodeContinue (token: string): { rv: number, start: string } | string {
+  if (!/^[A-Za-z0-9_-]*$/.test(token) || token.length % 4 === 1) return 'continue key is not valid: illegal base64 data'
+  let decoded: { v?: unknown, rv?: unknown, start?: unknown }
+  try {
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
+  } catch (error) {
+    return `continue key is not valid: ${(error as Error).message}`
+  }
+  if (typeof decoded !== 'object' || decoded === null) return 'continue key is not valid'
+  if (decoded.v !== 'meta.k8s.io/v1') return `continue key is not valid: server does not recognize this encoded version ${String(decoded.v ?? '')}`
+  const rv = typeof decoded.rv === 'number' && Number.isInteger(decoded.rv) ? decoded.rv : 0
+  if (rv === 0) return 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'
+  const start = typeof decoded.start === 'string' ? decoded.start : ''
+  if (start === '') return 'continue key is not valid: encoded start key empty (version meta.k8s.io/v1)'
+  const key = start.startsWith('/') ? start : `/${start}`
+  // path.Clean must leave the key as it is: no climbing out of the collection's prefix.
+  if (posix.normalize(key) !== key || (key.length > 1 && key.endsWith('/'))) return `continue key is not valid: ${start}`
+  return { rv, start: key.slice(1) }
+}
+
+/** A resourceVersion as the API server parses it (storage/api_object_versioner.go): a uint64, or the error. */
+function parseResourceVersion (value: string): number | string {
+  return /^\d+$/.test(value) ? Number(value) : `strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`
+}
+
+/** An int64 query parameter (0 when absent), or the 400 message of one that is not a number. */
+function queryInt (params: URLSearchParams, name: string): number | string {
+  const value = params.get(name)
+  if (value === null) return 0
+  return /^[-+]?\d+$/.test(value) ? Number(value) : `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`
+}
+
+/** A validation error of one field, as apimachinery's field.Error. */
+interface FieldError {
+  readonly field: string
+  readonly type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported'
+  /** The error's text after the field path, e.g. `Forbidden: resourceVersionMatch is forbidden ...`. */
+  readonly text: string
+}
+
+const forbiddenField = (field: string, detail: string): FieldError => ({ field, type: 'FieldValueForbidden', text: `Forbidden: ${detail}` })
+const notSupportedField = (field: string, value: string, supported: readonly string[]): FieldError =>
+  ({ field, type: 'FieldValueNotSupported', text: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((one) => JSON.stringify(one)).join(', ')}` })
+
+/** `<Kind>.<group> "<name>" is invalid: <errors>`, as apimachinery's NewInvalid words it. */
+function invalidMessage (qualifiedKind: string, name: string, errors: readonly FieldError[]): string {
+  const texts = errors.map((error) => `${error.field}: ${error.text}`)
+  return `${qualifiedKind} ${JSON.stringify(name)} is invalid: ${texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`}`
+}
+
+function fieldCause (error: FieldError): Record<string, string> {
+  return { reason: error.type, message: error.text, field: error.field }
+}
+
+/** What apimachinery's ValidateListOptions refuses of a list (not a watch) request. */
+function listOptionErrors (params: URLSearchParams): FieldError[] {
+  const errors: FieldError[] = []
+  const match = params.get('resourceVersionMatch') ?? ''
+  if (match !== '') {
+    if ((params.get('resourceVersion') ?? '') === '') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'))
+    if ((params.get('continue') ?? '') !== '') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'))
+    if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']))
+    if (match === 'Exact' && params.get('resourceVersion') === '0') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+  }
+  if (params.has('sendInitialEvents')) errors.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'))
+  return errors
 }
 
 /** The payload of a JWT-shaped token, or undefined. */

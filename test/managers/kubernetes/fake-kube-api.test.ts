@@ -309,11 +309,99 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.equal(new Set(names).size, names.length)
     })
 
-    test('a continue token from before a compaction is a 410', async () => {
+    test('a continue token from before a compaction is a 410 Expired carrying a token that continues at the latest version', async () => {
       const first = await request(api, `${BINDINGS}?limit=1`)
       api.compact()
+      api.putRoleBinding(roleBinding('feast', 'zz-after-compaction', 'reader', [{ kind: 'User', name: 'x' }]))
       const next = await request(api, `${BINDINGS}?limit=1&continue=${first.body.metadata.continue as string}`)
       assert.equal(next.status, 410)
+      assert.equal(next.body.reason, 'Expired')
+      assert.match(next.body.message, /^The provided continue parameter is too old to display a consistent list result\. .*inconsistent list/)
+      const inconsistent: string = next.body.metadata.continue
+      assert.ok(inconsistent, 'a continue token in the Status metadata')
+      const names: string[] = []
+      let token: string | undefined = inconsistent
+      while (token !== undefined) {
+        const page = await request(api, `${BINDINGS}?limit=100&continue=${token}`)
+        assert.equal(page.status, 200)
+        names.push(...page.body.items.map((item: any) => item.metadata.name))
+        token = page.body.metadata.continue
+      }
+      assert.ok(names.includes('zz-after-compaction'), 'the rest of the list is read at the latest version')
+      assert.ok(!names.includes(first.body.items[0].metadata.name), 'from where the first page ended')
+    })
+
+    test('continue tokens are validated: garbage is a 400, and so is a resourceVersion next to one', async () => {
+      const garbage = await request(api, `${BINDINGS}?limit=1&continue=not-a-token`)
+      assert.equal(garbage.status, 400)
+      assert.match(garbage.body.message, /^invalid continue token: continue key is not valid/)
+      const forged = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 5, start: '../../secrets/x' })).toString('base64url')
+      assert.equal((await request(api, `${BINDINGS}?limit=1&continue=${forged}`)).status, 400, 'a key that climbs out of the collection')
+      const first = await request(api, `${BINDINGS}?limit=1`)
+      const both = await request(api, `${BINDINGS}?limit=1&resourceVersion=${first.body.metadata.resourceVersion as string}&continue=${first.body.metadata.continue as string}`)
+      assert.equal(both.status, 400)
+      assert.equal(both.body.message, 'specifying resource version is not allowed when using continue')
+    })
+
+    test('items come in key (byte) order, as etcd returns them', async () => {
+      for (const name of ['order.b', 'order-b', 'order0']) api.putRoleBinding(roleBinding('feast', name, 'reader', [{ kind: 'User', name: 'x' }]))
+      const { body } = await request(api, BINDINGS)
+      const names: string[] = body.items.map((item: any) => item.metadata.name).filter((name: string) => name.startsWith('order'))
+      assert.deepEqual(names, ['order-b', 'order.b', 'order0'])
+    })
+
+    test('resourceVersionMatch and sendInitialEvents are validated as ListOptions: 422 Invalid', async () => {
+      const cases: Array<[string, RegExp]> = [
+        ['resourceVersionMatch=NotOlderThan', /resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided/],
+        ['resourceVersion=0&resourceVersionMatch=Exact', /resourceVersionMatch "exact" is forbidden for resourceVersion "0"/],
+        ['resourceVersion=1&resourceVersionMatch=Newest', /resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""/],
+        ['sendInitialEvents=true', /sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list/]
+      ]
+      for (const [query, message] of cases) {
+        const { status, body } = await request(api, `${BINDINGS}?${query}`)
+        assert.equal(status, 422, query)
+        assert.equal(body.reason, 'Invalid')
+        assert.equal(body.details.kind, 'ListOptions')
+        assert.match(body.message, /^ListOptions\.meta\.k8s\.io "" is invalid: /)
+        assert.match(body.message, message)
+      }
+    })
+
+    test('resourceVersion and limit must be numbers: 400', async () => {
+      assert.match((await request(api, `${BINDINGS}?resourceVersion=abc`)).body.message, /^invalid resource version: /)
+      assert.equal((await request(api, `${BINDINGS}?limit=ten`)).status, 400)
+    })
+
+    test('resourceVersionMatch=Exact lists the state at that version; compacted is a 410, future a 504', async () => {
+      api.putRoleBinding(roleBinding('feast', 'exact-then-deleted', 'reader', [{ kind: 'User', name: 'x' }]))
+      const before = (await request(api, BINDINGS)).body.metadata.resourceVersion as string
+      api.deleteRoleBinding('feast', 'exact-then-deleted')
+      const exact = await request(api, `${BINDINGS}?resourceVersion=${before}&resourceVersionMatch=Exact`)
+      assert.equal(exact.body.metadata.resourceVersion, before)
+      assert.ok(exact.body.items.some((item: any) => item.metadata.name === 'exact-then-deleted'), 'the state at that version')
+      const now = await request(api, `${BINDINGS}?resourceVersion=${before}&resourceVersionMatch=NotOlderThan`)
+      assert.ok(!now.body.items.some((item: any) => item.metadata.name === 'exact-then-deleted'), 'NotOlderThan may be newer')
+      const legacy = await request(api, `${BINDINGS}?resourceVersion=${before}&limit=500`)
+      assert.ok(legacy.body.items.some((item: any) => item.metadata.name === 'exact-then-deleted'), 'a version with a limit and no match is exact (the legacy case)')
+      api.compact()
+      const compacted = await request(api, `${BINDINGS}?resourceVersion=${before}&resourceVersionMatch=Exact`)
+      assert.equal(compacted.status, 410)
+      assert.equal(compacted.body.message, 'The resourceVersion for the provided list is too old.')
+      assert.equal((await request(api, `${BINDINGS}?resourceVersion=999999999&resourceVersionMatch=Exact`)).status, 504)
+    })
+
+    test('a list no older than a future version waits for it (up to 3 s), then is a 504 Too large resource version', async () => {
+      const current = Number((await request(api, BINDINGS)).body.metadata.resourceVersion)
+      setTimeout(() => { api.putRoleBinding(roleBinding('feast', 'awaited', 'reader', [{ kind: 'User', name: 'x' }])) }, 200)
+      const reached = await request(api, `${BINDINGS}?resourceVersion=${current + 1}`)
+      assert.equal(reached.status, 200)
+      assert.ok(reached.body.items.some((item: any) => item.metadata.name === 'awaited'))
+      const startedAt = Date.now()
+      const { status, body } = await request(api, `${BINDINGS}?resourceVersion=${current + 1000}`)
+      assert.equal(status, 504)
+      assert.ok(Date.now() - startedAt >= 2900, 'after the watch cache\'s 3 s wait')
+      assert.match(body.message, /^Too large resource version: /)
+      assert.deepEqual(body.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }])
     })
   })
 })
