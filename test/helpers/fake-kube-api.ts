@@ -22,8 +22,8 @@
  * - `POST /apis/authentication.k8s.io/v1/tokenreviews`: the body must decode as an
  *   `authentication.k8s.io/v1` TokenReview (400 otherwise; apiVersion and kind default when
  *   absent; a non-JSON Content-Type is a 415) with a non-empty `spec.token` (400), which is read
- *   as the header `Bearer <token>` is (only what precedes a space counts); registered tokens authenticate when their
- *   audiences intersect `spec.audiences` (or, when the request names none, the API server's own
+ *   as the header `Bearer <token>` is (only what precedes a space counts); registered tokens
+ *   authenticate when their audiences intersect `spec.audiences` (or, when the request names none, the API server's own
  *   audience), `status.audiences` is that intersection; a JWT-shaped token past its `exp` or before
  *   its `nbf` is refused; service-account tokens carry `status.user.extra` (pod name and uid,
  *   credential id); an audience-unaware authenticator (a webhook) that answers with other
@@ -33,12 +33,14 @@
  *   the rest at the first page's version; from before the last {@link FakeKubeApi.compact}, a 410
  *   whose Status carries a token continuing at the latest version), `resourceVersion` with
  *   `resourceVersionMatch` (Exact: that version, 410 once compacted; NotOlderThan: waits up to
- *   3 s, then 504), ListOptions validated (422), GET by name, and `?watch=true` streams: from
- *   `resourceVersion` 0 or unset, synthetic `ADDED` events for the current state (no history);
- *   from a version, the events after it; older than the last compaction: an `ERROR` 410 event;
- *   newer than the current version: a 504 "Too large resource version"; `BOOKMARK`s only when
- *   `allowWatchBookmarks=true`, never at watch start, then every `bookmarkIntervalMs` (about a
- *   minute on a real server); closed after `timeoutSeconds`.
+ *   3 s, then 504), ListOptions validated (422), GET by name, and `?watch=true` streams (any
+ *   value but `0`/`false` is true): from `resourceVersion` 0 or unset, synthetic `ADDED` events for
+ *   the current state (no history); from a version, the events after it (a future version is no
+ *   error, the watch waits for it; not a number: 422); older than the last compaction: one `ERROR`
+ *   410 event; `resourceVersionMatch`/`sendInitialEvents` refused (422, WatchList off as in 1.33);
+ *   `BOOKMARK`s only when `allowWatchBookmarks=true`, always newer than the last event, never at
+ *   watch start, then every `bookmarkIntervalMs` (about a minute on a real server) and 2 s before
+ *   the timeout; closed after `timeoutSeconds`, or 1 to 2 times `minRequestTimeoutSeconds`.
  * - `roleRef` of a stored RoleBinding cannot change ({@link FakeKubeApi.putRoleBinding} throws a
  *   422, as the real server answers an update): delete it and create it again.
  *
@@ -199,7 +201,10 @@ export interface FakeKubeApi {
   deleteRole (namespace: string, name: string): void
   /** Sends a `BOOKMARK` to every bookmark-enabled watch now. */
   bookmark (): void
-  /** Forgets history: watches from an older `resourceVersion` get 410; open watches get an ERROR 410 and close. */
+  /**
+   * Forgets history, as an etcd compaction: lists and watches from an older `resourceVersion`
+   * get 410; open watches end with the ERROR 410 an etcd watch gets when it falls behind one.
+   */
   compact (): void
   /** Ends every open watch with an `ERROR` event carrying this status (e.g. 500), as a real server can. */
   watchError (code: number, reason?: string): void
@@ -233,6 +238,11 @@ export interface FakeKubeApiOptions {
   readonly namespace?: string | null
   /** Bookmark interval for bookmark-enabled watches. Default 60 000 ms, as a real server. */
   readonly bookmarkIntervalMs?: number
+  /**
+   * kube-apiserver's `--min-request-timeout`: a watch that asks no `timeoutSeconds` is closed
+   * after 1 to 2 times this. Default 1800 s, as a real server.
+   */
+  readonly minRequestTimeoutSeconds?: number
   /**
    * The service account's own namespace, where it may read RoleBindings and Roles. Default: the
    * kubeconfig namespace, else `feast`.
@@ -326,7 +336,15 @@ async function generateTls (): Promise<TlsMaterial> {
 
 type StoredObject = RoleBindingJson | RoleJson
 interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
-interface Watcher { kind: Kind, namespace: string, res: ServerResponse, bookmarks: boolean, timer: NodeJS.Timeout | undefined }
+interface Watcher {
+  readonly kind: Kind
+  readonly namespace: string
+  readonly res: ServerResponse
+  readonly bookmarks: boolean
+  readonly timers: NodeJS.Timeout[]
+  /** The version of the last event or bookmark sent (or the one the watch started from). */
+  rv: number
+}
 
 const AUTHENTICATION_GROUP = 'authentication.k8s.io'
 const DISCOVERY_GROUPS = [RBAC_GROUP, AUTHENTICATION_GROUP]
@@ -399,6 +417,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const grants = new Set<string>(['create tokenreviews *'])
   for (const verb of ['get', 'list', 'watch']) for (const kind of ['rolebindings', 'roles']) grants.add(`${verb} ${kind} ${serviceNamespace}`)
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
+  const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800
 
   const tokens = new Map<string, FakeIdentity>()
   const stores: Record<Kind, Map<string, StoredObject>> = { rolebindings: new Map(), roles: new Map() } // key: ns/name
@@ -788,45 +807,81 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
   }
 
+  /**
+   * A watch as the watch cache serves it (apiserver pkg/storage/cacher): from resourceVersion
+   * unset or 0, synthetic ADDED events of the current state; from N, the events after N (a
+   * future N is no error: the watch waits for it); older than the last compaction, a single
+   * ERROR 410 event. Closed after `timeoutSeconds`, or the server's own timeout (1 to 2 times
+   * --min-request-timeout, 1800 s) when none is asked (handlers/get.go handleWatch).
+   */
   function watch (req: IncomingMessage, res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): void {
-    const rvParam = params.get('resourceVersion')
-    const from = rvParam === null || rvParam === '' ? 0 : Number(rvParam)
-    if (from > resourceVersion) { tooLargeResourceVersion(res, from); return }
+    const timeoutSeconds = queryInt(params, 'timeoutSeconds')
+    if (typeof timeoutSeconds === 'string') { status(res, 400, 'BadRequest', timeoutSeconds); return }
+    const invalidOptions = watchOptionErrors(params)
+    if (invalidOptions.length > 0) { listOptionsInvalid(res, invalidOptions); return }
+    const rvParam = params.get('resourceVersion') ?? ''
+    const from = rvParam === '' || rvParam === '0' ? 0 : parseResourceVersion(rvParam)
+    if (typeof from === 'string') {
+      // storage.InvalidError through storage/errors InterpretWatchError: 422 on the watched resource.
+      const errors = [invalidField('resourceVersion', JSON.stringify(rvParam), from)]
+      status(res, 422, 'Invalid', invalidMessage(`${kind}.${RBAC_GROUP}`, '', errors), { name: '', group: RBAC_GROUP, kind, causes: errors.map(fieldCause) })
+      return
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })
     // A real server sends the headers at once, before any event.
     res.flushHeaders()
-    const watcher: Watcher = { kind, namespace, res, bookmarks: params.get('allowWatchBookmarks') === 'true', timer: undefined }
     if (from !== 0 && from < compactedBefore) {
-      res.end(errorLine(410, 'Expired', `too old resource version: ${from} (${compactedBefore})`))
+      res.end(errorLine(410, 'Expired', `too old resource version: ${from} (${compactedBefore - 1})`))
       return
     }
+    const watcher: Watcher = { kind, namespace, res, bookmarks: queryBool(params, 'allowWatchBookmarks'), timers: [], rv: from }
     watchers.add(watcher)
     if (from === 0) {
       // "Any" version: the current state as synthetic ADDED events, never the history.
-      for (const object of stores[kind].values()) {
-        if (object.metadata.namespace === namespace) res.write(eventLine({ kind, type: 'ADDED', object, rv: Number(object.metadata.resourceVersion) }))
-      }
+      for (const object of stateAt(kind, namespace, resourceVersion)) res.write(eventLine({ kind, type: 'ADDED', object, rv: Number(object.metadata.resourceVersion) }))
+      watcher.rv = resourceVersion
     } else {
       for (const event of history) {
-        if (event.kind === kind && event.rv > from && event.object.metadata.namespace === namespace) res.write(eventLine(event))
+        if (event.kind === kind && event.rv > from && event.object.metadata.namespace === namespace) send(watcher, event)
       }
     }
-    if (watcher.bookmarks) watcher.timer = setInterval(() => sendBookmark(watcher), bookmarkIntervalMs)
-    const timeoutSeconds = Number(params.get('timeoutSeconds') ?? '0')
-    const timeout = timeoutSeconds > 0 ? setTimeout(() => { done(); res.end() }, timeoutSeconds * 1000) : undefined
+    const timeoutMs = (timeoutSeconds > 0 ? timeoutSeconds : minRequestTimeoutSeconds * (1 + Math.random())) * 1000
+    if (watcher.bookmarks) {
+      watcher.timers.push(setInterval(() => { sendBookmark(watcher) }, bookmarkIntervalMs))
+      // cache_watcher.go nextBookmarkTime: one more right before the timeout (2 s before; the cacher ticks every second).
+      const beforeTimeout = timeoutMs - 2000
+      if (beforeTimeout >= 1000 && beforeTimeout < timeoutMs) watcher.timers.push(setTimeout(() => { sendBookmark(watcher) }, beforeTimeout))
+    }
+    watcher.timers.push(setTimeout(() => { done(); res.end() }, timeoutMs))
     function done (): void {
       watchers.delete(watcher)
-      clearInterval(watcher.timer)
-      clearTimeout(timeout)
+      for (const timer of watcher.timers) clearTimeout(timer)
     }
     res.on('error', done)
     res.on('close', done)
     req.on('close', done)
   }
 
+  /** An event to one watcher, if it is newer than what the watcher has seen (cache_watcher.go process). */
+  function send (watcher: Watcher, event: WatchEvent): void {
+    if (event.rv <= watcher.rv || watcher.res.writableEnded || watcher.res.destroyed) return
+    watcher.rv = event.rv
+    watcher.res.write(eventLine(event))
+  }
+
+  /**
+   * A BOOKMARK at the current version: an empty object of the kind carrying only
+   * `metadata.resourceVersion`. The etcd revision is cluster-wide, and a real cluster is never
+   * quiet (leases are renewed every few seconds): the version has moved since the watcher's last
+   * event, so the bookmark is newer, as the cacher only sends newer ones.
+   */
   function sendBookmark (watcher: Watcher): void {
     if (watcher.res.writableEnded || watcher.res.destroyed) return
-    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: KIND_NAMES[watcher.kind].kind, apiVersion: `${RBAC_GROUP}/v1`, metadata: { resourceVersion: String(resourceVersion) } } })}\n`)
+    if (resourceVersion <= watcher.rv) resourceVersion = watcher.rv + 1
+    watcher.rv = resourceVersion
+    const metadata = { resourceVersion: String(resourceVersion), creationTimestamp: null }
+    const empty = watcher.kind === 'rolebindings' ? { roleRef: { apiGroup: '', kind: '', name: '' } } : {}
+    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: KIND_NAMES[watcher.kind].kind, apiVersion: `${RBAC_GROUP}/v1`, metadata, ...empty } })}\n`)
   }
 
   function errorLine (code: number, reason: string, message: string): string {
@@ -845,8 +900,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const event: WatchEvent = { kind, type, object: structuredClone(object), rv: resourceVersion }
     history.push(event)
     for (const watcher of watchers) {
-      const open = !watcher.res.writableEnded && !watcher.res.destroyed
-      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace && open) watcher.res.write(eventLine(event))
+      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace) send(watcher, event)
     }
   }
 
@@ -951,16 +1005,17 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       history = []
       baseline = { rolebindings: new Map(stores.rolebindings), roles: new Map(stores.roles) }
       resourceVersion++
+      // An etcd watch that falls behind a compaction ends with this ERROR (apiserver storage/etcd3/errors.go).
       for (const watcher of [...watchers]) {
         watchers.delete(watcher)
-        clearInterval(watcher.timer)
-        watcher.res.end(errorLine(410, 'Expired', 'too old resource version'))
+        for (const timer of watcher.timers) clearTimeout(timer)
+        watcher.res.end(errorLine(410, 'Expired', 'The resourceVersion for the provided watch is too old.'))
       }
     },
     watchError (code, reason = 'InternalError') {
       for (const watcher of [...watchers]) {
         watchers.delete(watcher)
-        clearInterval(watcher.timer)
+        for (const timer of watcher.timers) clearTimeout(timer)
         watcher.res.end(errorLine(code, reason, `injected watch error ${code}`))
       }
     },
@@ -1138,6 +1193,7 @@ interface FieldError {
 }
 
 const forbiddenField = (field: string, detail: string): FieldError => ({ field, type: 'FieldValueForbidden', text: `Forbidden: ${detail}` })
+const invalidField = (field: string, value: string, detail: string): FieldError => ({ field, type: 'FieldValueInvalid', text: `Invalid value: ${value}: ${detail}` })
 const notSupportedField = (field: string, value: string, supported: readonly string[]): FieldError =>
   ({ field, type: 'FieldValueNotSupported', text: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((one) => JSON.stringify(one)).join(', ')}` })
 
@@ -1162,6 +1218,26 @@ function listOptionErrors (params: URLSearchParams): FieldError[] {
     if (match === 'Exact' && params.get('resourceVersion') === '0') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
   }
   if (params.has('sendInitialEvents')) errors.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'))
+  return errors
+}
+
+/**
+ * What apimachinery's ValidateListOptions refuses of a watch, with the WatchList feature gate
+ * off as kube-apiserver 1.33 has it (so `sendInitialEvents` is refused).
+ */
+function watchOptionErrors (params: URLSearchParams): FieldError[] {
+  const errors: FieldError[] = []
+  const match = params.get('resourceVersionMatch') ?? ''
+  const sendInitialEvents = params.has('sendInitialEvents')
+  if (sendInitialEvents) {
+    if (match !== 'NotOlderThan') errors.push(forbiddenField('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'))
+    errors.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'))
+  }
+  if (match !== '') {
+    if (!sendInitialEvents) errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'))
+    if (match !== 'NotOlderThan') errors.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']))
+    if ((params.get('continue') ?? '') !== '') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'))
+  }
   return errors
 }
 

@@ -245,18 +245,72 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.ok(!lines.some((line) => line.object.metadata.name === 'w-gone'))
     })
 
-    test('a watch from a version newer than the current one is a 504 "Too large resource version"', async () => {
-      const { status, body } = await request(api, `${BINDINGS}?watch=true&resourceVersion=999999999`)
-      assert.equal(status, 504)
-      assert.match(body.message, /Too large resource version/)
+    test('a watch from a version newer than the current one is no error: it waits and sends only what comes after that version', async () => {
+      const current = Number((await request(api, BINDINGS)).body.metadata.resourceVersion)
+      const pending = watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${current + 1}`, 1, 1500)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      api.putRoleBinding(roleBinding('feast', 'w-skipped', 'reader', [{ kind: 'User', name: 'x' }])) // current + 1: not after it
+      api.putRoleBinding(roleBinding('feast', 'w-future', 'reader', [{ kind: 'User', name: 'x' }]))
+      const lines = await pending
+      assert.deepEqual(lines.map((line) => `${line.type as string} ${line.object.metadata.name as string}`), ['ADDED w-future'])
     })
 
-    test('a compacted version gives an ERROR event with a 410 Status', async () => {
+    test('a compacted version gives one ERROR event with a 410 Expired Status, then the stream ends', async () => {
       const list = await request(api, BINDINGS)
       api.compact()
-      const lines = await watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${list.body.metadata.resourceVersion as string}`, 1)
+      const lines = await watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${list.body.metadata.resourceVersion as string}`, 2)
+      assert.equal(lines.length, 1)
       assert.equal(lines[0].type, 'ERROR')
       assert.equal(lines[0].object.code, 410)
+      assert.equal(lines[0].object.reason, 'Expired')
+      assert.match(lines[0].object.message, /^too old resource version: \d+ \(\d+\)$/)
+    })
+
+    test('a resourceVersion that is not a number is a 422 Invalid on the resource', async () => {
+      const { status, body } = await request(api, `${BINDINGS}?watch=true&resourceVersion=latest`)
+      assert.equal(status, 422)
+      assert.match(body.message, /^rolebindings\.rbac\.authorization\.k8s\.io "" is invalid: resourceVersion: Invalid value: "latest": strconv\.ParseUint/)
+    })
+
+    test('resourceVersionMatch, and sendInitialEvents (the WatchList gate is off in 1.33), are refused on a watch: 422', async () => {
+      for (const query of ['resourceVersion=0&resourceVersionMatch=NotOlderThan', 'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true']) {
+        const { status, body } = await request(api, `${BINDINGS}?watch=true&${query}`)
+        assert.equal(status, 422, query)
+        assert.equal(body.details.kind, 'ListOptions')
+      }
+      const { body } = await request(api, `${BINDINGS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`)
+      assert.match(body.message, /sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/)
+    })
+
+    test('watch=True is a watch too: any value but 0 and false is true', async () => {
+      const lines = await watchLines(api, `${BINDINGS}?watch=True&timeoutSeconds=1`, 1, 1500)
+      assert.ok(lines.every((line) => line.type === 'ADDED'), 'a stream of events, not a list')
+      assert.ok(lines.length > 0)
+    })
+
+    test('a watch without timeoutSeconds is still closed by the server, after 1 to 2 times its minimum request timeout', async () => {
+      const short = await startFakeKubeApi({ namespace: 'feast', minRequestTimeoutSeconds: 1 })
+      try {
+        const startedAt = Date.now()
+        const { status } = await request(short, `${BINDINGS}?watch=true`)
+        const elapsed = Date.now() - startedAt
+        assert.equal(status, 200)
+        assert.ok(elapsed >= 950 && elapsed < 2500, `closed after ${elapsed} ms`)
+      } finally {
+        await short.close()
+      }
+    })
+
+    test('with bookmarks, one comes 2 s before the server times the watch out, newer than every event before it', async () => {
+      const startedAt = Date.now()
+      const lines = await watchLines(api, `${BINDINGS}?watch=true&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=0`, 1000, 4000)
+      const bookmarks = lines.filter((line) => line.type === 'BOOKMARK')
+      assert.equal(bookmarks.length, 1)
+      assert.ok(Date.now() - startedAt >= 2900, 'the stream ended at the timeout')
+      const versions = lines.map((line) => Number(line.object.metadata.resourceVersion))
+      assert.ok(versions.at(-1)! > Math.max(...versions.slice(0, -1)), 'the bookmark is the newest version')
+      assert.equal(bookmarks[0].object.kind, 'RoleBinding')
+      assert.deepEqual(bookmarks[0].object.roleRef, { apiGroup: '', kind: '', name: '' }, 'an empty object of the kind')
     })
 
     test('an injected 429 carries Retry-After, as API Priority and Fairness answers', async () => {

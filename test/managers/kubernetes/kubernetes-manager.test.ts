@@ -190,6 +190,26 @@ describe('kubernetes manager lifecycle', () => {
     }
   })
 
+  test('a watch the server ends at its timeout resumes from the bookmark sent before it, with no relist, and sees later changes', async () => {
+    const api = await startFakeKubeApi()
+    try {
+      api.putRole(feastRole('feast', 'reader'))
+      api.addToken(jwsToken('resumed'), serviceAccountIdentity('apps', 'resumed'))
+      const manager = managerFor(api, { tuning: { informer: { watchTimeoutSeconds: 3 } } })
+      await manager.warmUp()
+      const listedAt = Number(api.lastWatchQuery('rolebindings')?.resourceVersion)
+      await eventually(() => api.calls.roleBindingWatches >= 2, 'the server to end the first watch and the informer to watch again', 10_000)
+      assert.ok(Number(api.lastWatchQuery('rolebindings')?.resourceVersion) > listedAt, 'resumed from the pre-timeout bookmark, past the list\'s version')
+      assert.equal(api.calls.roleBindingLists, 1, 'no relist')
+      api.putRoleBinding(roleBinding('feast', 'resumed-reader', 'reader', [{ kind: 'ServiceAccount', name: 'resumed', namespace: 'apps' }]))
+      await eventually(async () => (await manager.authenticate(jwsToken('resumed'))).roles.includes('reader'), 'the binding to be seen')
+      assert.equal(manager.health().detail.informerRestarts, 0)
+      await manager.close()
+    } finally {
+      await api.close()
+    }
+  })
+
   test('a RoleBinding to a ClusterRole grants nothing and is explained once in the log', async () => {
     const api = await startFakeKubeApi()
     try {
