@@ -41,8 +41,19 @@
  *   `BOOKMARK`s only when `allowWatchBookmarks=true`, always newer than the last event, never at
  *   watch start, then every `bookmarkIntervalMs` (about a minute on a real server) and 2 s before
  *   the timeout; closed after `timeoutSeconds`, or 1 to 2 times `minRequestTimeoutSeconds`.
- * - `roleRef` of a stored RoleBinding cannot change ({@link FakeKubeApi.putRoleBinding} throws a
- *   422, as the real server answers an update): delete it and create it again.
+ * - `POST`, `PUT`, `PATCH` (merge, strategic merge, JSON patch; not server-side apply) and
+ *   `DELETE` of RoleBindings and Roles (a cluster admin's): 201/200, 409 AlreadyExists or Conflict
+ *   (stale resourceVersion), 404, 400 for a mismatched name or namespace or (fieldValidation=Strict)
+ *   an unknown field, DELETE's Success Status; nothing is created in a namespace that does not exist;
+ * - RoleBindings and Roles, written over HTTP or with {@link FakeKubeApi.putRoleBinding} /
+ *   {@link FakeKubeApi.putRole}, get the rbac/v1 defaults (an empty `apiGroup` of roleRef and of
+ *   User and Group subjects) and the real validation (a 422 `Invalid` Status, thrown as
+ *   {@link FakeInvalidError} by the helpers): names are path segments, subjects' kinds and
+ *   apiGroups, a ServiceAccount's name a DNS subdomain, rules with verbs, apiGroups and resources;
+ *   `roleRef` cannot change (delete the binding and create it again); an update that changes
+ *   nothing writes nothing (no new version, no event);
+ * - `GET /api/v1/namespaces[/<name>]`: a new cluster's namespaces, the service's, and every one an
+ *   object was put in.
  *
  * Callers are authenticated and authorized as kube-apiserver does it: `Authorization: Bearer
  * <serviceToken>` (the service's own credential, written into the kubeconfig) is the service
@@ -131,7 +142,7 @@ export interface RoleJson {
 
 export type FakeEndpoint = 'tokenreviews' | 'rolebindings' | 'roles' | 'all'
 /** A resource the double serves. */
-export type FakeResource = 'tokenreviews' | 'rolebindings' | 'roles'
+export type FakeResource = 'tokenreviews' | 'rolebindings' | 'roles' | 'namespaces'
 /** An RBAC verb of a resource request. */
 export type FakeVerb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' | 'delete' | 'deletecollection'
 /**
@@ -189,14 +200,15 @@ export interface FakeKubeApi {
   addToken (token: string, identity: FakeIdentity): void
   removeToken (token: string): void
   /**
-   * Creates or replaces a binding; watchers get `ADDED` or `MODIFIED`. Returns the stored object.
-   * Throws a 422-like error when it would change the `roleRef` of an existing binding, or when a
-   * subject's `apiGroup` is not the one its kind requires.
+   * Creates or replaces a binding, as `kubectl apply` would (creating its namespace if need be);
+   * watchers get `ADDED` or `MODIFIED` (nothing when it is unchanged). Returns the stored object.
+   * Throws {@link FakeInvalidError} (the 422 a real server answers) when the binding is invalid
+   * or would change the `roleRef` of an existing one.
    */
   putRoleBinding (binding: RoleBindingJson): RoleBindingJson
   /** Deletes a binding; watchers get `DELETED`. */
   deleteRoleBinding (namespace: string, name: string): void
-  /** Creates or replaces a Role; watchers of roles get `ADDED` or `MODIFIED`. */
+  /** Creates or replaces a Role, as {@link putRoleBinding} does a binding (validated: a rule needs verbs, apiGroups and resources). */
   putRole (role: RoleJson): RoleJson
   deleteRole (namespace: string, name: string): void
   /** Sends a `BOOKMARK` to every bookmark-enabled watch now. */
@@ -396,6 +408,8 @@ function requestVerb (method: string, byName: boolean, isWatch: boolean): FakeVe
   }
 }
 
+const NAMESPACE_PATH = /^\/api\/v1\/namespaces(?:\/([^/]+))?$/
+const STARTED = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 const RESOURCE_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/
 const KIND_NAMES: Record<Kind, { kind: string, list: string, singular: string, short?: string[] }> = {
   rolebindings: { kind: 'RoleBinding', list: 'RoleBindingList', singular: 'rolebinding' },
@@ -415,7 +429,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   }
   // The service account's grants as docs/kubernetes.md makes them, `verb resource namespace` ('*': cluster-wide).
   const grants = new Set<string>(['create tokenreviews *'])
+  const namespaces = new Set<string>()
+  const namespaceUids = new Map<string, string>()
   for (const verb of ['get', 'list', 'watch']) for (const kind of ['rolebindings', 'roles']) grants.add(`${verb} ${kind} ${serviceNamespace}`)
+  for (const namespace of ['default', 'kube-system', 'kube-public', 'kube-node-lease', serviceNamespace, options.namespace ?? serviceNamespace]) addNamespace(namespace)
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800
 
@@ -495,8 +512,13 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       discovery(requestUrl.pathname, res)
       return
     }
+    const namespacePath = NAMESPACE_PATH.exec(requestUrl.pathname)
+    if (namespacePath !== null) {
+      namespaceRequest(req, res, who, namespacePath[1] === undefined ? undefined : decodeURIComponent(namespacePath[1]), queryBool(requestUrl.searchParams, 'watch'))
+      return
+    }
     const match = RESOURCE_PATH.exec(requestUrl.pathname)
-    const endpoint: FakeResource | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
+    const endpoint: Exclude<FakeResource, 'namespaces'> | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
     if (endpoint === undefined) {
       status(res, 404, 'NotFound', 'the server could not find the requested resource')
       return
@@ -539,6 +561,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       reviewToken(req, res, body)
       return
     }
+    const writes = byName === undefined ? ['POST', 'DELETE'] : ['PUT', 'PATCH', 'DELETE']
+    if (writes.includes(req.method ?? '')) { writeRequest(req, res, endpoint, namespace, byName, body, requestUrl.searchParams); return }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
     if (byName !== undefined) {
       const found = stores[endpoint].get(`${namespace}/${byName}`)
@@ -583,9 +607,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
 
   /** The 403 of apiserver pkg/endpoints/handlers/responsewriters/errors.go (ForbiddenStatusError, apimachinery NewForbidden). */
   function forbidden (res: ServerResponse, who: Caller, verb: FakeVerb, resource: FakeResource, namespace: string, name: string | undefined): void {
-    const group = resource === 'tokenreviews' ? AUTHENTICATION_GROUP : RBAC_GROUP
+    const group = resource === 'tokenreviews' ? AUTHENTICATION_GROUP : resource === 'namespaces' ? '' : RBAC_GROUP
     const where = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`
-    const message = `${resource}.${group}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${who.username}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`
+    const qualified = group === '' ? resource : `${resource}.${group}`
+    const message = `${qualified}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${who.username}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`
     status(res, 403, 'Forbidden', message, { ...(name === undefined ? {} : { name }), group, kind: resource })
   }
 
@@ -604,6 +629,39 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     return path === '/version' || path === '/api' || path === '/api/v1' || path === '/apis' || DISCOVERY_GROUPS.some((group) => path === `/apis/${group}/v1`)
   }
 
+  /**
+   * `GET /api/v1/namespaces[/<name>]`, read-only: the namespaces a new cluster has, the service's,
+   * and every one an object was put in ({@link FakeKubeApi.putRoleBinding} creates it, as
+   * `kubectl create namespace` would). kubectl reads one after a NotFound, to say which is missing.
+   */
+  function namespaceRequest (req: IncomingMessage, res: ServerResponse, who: Caller, name: string | undefined, isWatch: boolean): void {
+    const verb = requestVerb(req.method ?? 'GET', name !== undefined, isWatch)
+    if (!allowed(who, verb, 'namespaces', '')) { calls.forbidden++; forbidden(res, who, verb, 'namespaces', '', name); return }
+    if (req.method !== 'GET' || isWatch) { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
+    const object = (ns: string): Record<string, unknown> => ({
+      metadata: { name: ns, uid: namespaceUids.get(ns), resourceVersion: '1', creationTimestamp: STARTED, labels: { 'kubernetes.io/metadata.name': ns } },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' }
+    })
+    if (name === undefined) {
+      sendJson(res, 200, { kind: 'NamespaceList', apiVersion: 'v1', metadata: { resourceVersion: String(resourceVersion) }, items: [...namespaces].sort(byteOrder).map(object) })
+    } else if (namespaces.has(name)) {
+      sendJson(res, 200, { kind: 'Namespace', apiVersion: 'v1', ...object(name) })
+    } else {
+      namespaceNotFound(res, name)
+    }
+  }
+
+  function namespaceNotFound (res: ServerResponse, name: string): void {
+    status(res, 404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' })
+  }
+
+  function addNamespace (name: string): void {
+    if (namespaces.has(name)) return
+    namespaces.add(name)
+    namespaceUids.set(name, randomUUID())
+  }
+
   /** The discovery documents kubectl reads before it touches a resource. */
   function discovery (path: string, res: ServerResponse): boolean {
     const resources = (group: string): Array<Record<string, unknown>> => group === RBAC_GROUP
@@ -613,7 +671,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     let document: Record<string, unknown> | undefined
     if (path === '/version') document = { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' }
     else if (path === '/api') document = { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] }
-    else if (path === '/api/v1') document = { kind: 'APIResourceList', groupVersion: 'v1', resources: [] }
+    else if (path === '/api/v1') document = { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] }] }
     else if (path === '/apis') {
       document = {
         kind: 'APIGroupList',
@@ -904,40 +962,136 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
   }
 
-  /** Stores an object as the API server would: server-set metadata, and a realistic size. */
+  /** Stores an object as `kubectl apply` would leave it (a create, or an update of what exists), with a realistic size. */
   function put<T extends StoredObject> (kind: Kind, object: T): T {
-    const key = `${object.metadata.namespace}/${object.metadata.name}`
-    const existing = stores[kind].get(key)
-    if (!/^[a-z0-9]([-a-z0-9.:]*[a-z0-9])?$/.test(object.metadata.name)) throw invalid(kind, object.metadata.name, `metadata.name: Invalid value: "${object.metadata.name}"`)
-    if (kind === 'rolebindings') validateBinding(object as RoleBindingJson, existing as RoleBindingJson | undefined)
-    resourceVersion++
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') // RFC 3339 in whole seconds, as the API server writes it
-    const stored = structuredClone({
-      ...object,
+    const existing = stores[kind].get(`${object.metadata.namespace}/${object.metadata.name}`) as T | undefined
+    const admitted = admit(kind, object, existing)
+    addNamespace(admitted.metadata.namespace)
+    return write(kind, {
+      ...admitted,
       metadata: {
         labels: { 'app.kubernetes.io/part-of': 'feast' },
         annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ ...object, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } }) },
+        ...admitted.metadata
+      }
+    }, existing, 'kubectl-client-side-apply')
+  }
+
+  /**
+   * Writes an admitted object with the metadata the server sets (uid, creationTimestamp,
+   * resourceVersion, managedFields), a new version and a watch event; an update that changes
+   * nothing writes nothing, as etcd3's GuaranteedUpdate skips an unchanged object.
+   */
+  function write<T extends StoredObject> (kind: Kind, object: T, existing: T | undefined, manager: string): T {
+    if (existing !== undefined && sameContent(existing, object)) return structuredClone(existing)
+    resourceVersion++
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') // RFC 3339 in whole seconds, as the API server writes it
+    const fields = kind === 'rolebindings' ? { 'f:roleRef': {}, 'f:subjects': {} } : { 'f:rules': {} }
+    const stored = structuredClone({
+      ...object,
+      metadata: {
         ...object.metadata,
         resourceVersion: String(resourceVersion),
         uid: existing?.metadata.uid ?? randomUUID(),
         creationTimestamp: existing?.metadata.creationTimestamp ?? now,
-        managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: `${RBAC_GROUP}/v1`, time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, ...(kind === 'rolebindings' ? { 'f:roleRef': {}, 'f:subjects': {} } : { 'f:rules': {} }) } }]
+        managedFields: [{ manager, operation: 'Update', apiVersion: `${RBAC_GROUP}/v1`, time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {} } }, ...fields } }]
       }
     })
     delete stored.apiVersion
     delete stored.kind
-    stores[kind].set(key, stored)
+    stores[kind].set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored)
     record(kind, existing === undefined ? 'ADDED' : 'MODIFIED', stored)
     return structuredClone(stored)
   }
 
-  function remove (kind: Kind, namespace: string, name: string): void {
+  /** Deletes an object; its watchers get DELETED with its last state at the deletion's version. Returns that state. */
+  function remove (kind: Kind, namespace: string, name: string): StoredObject | undefined {
     const key = `${namespace}/${name}`
     const existing = stores[kind].get(key)
-    if (existing === undefined) return
+    if (existing === undefined) return undefined
     stores[kind].delete(key)
     resourceVersion++
-    record(kind, 'DELETED', { ...existing, metadata: { ...existing.metadata, resourceVersion: String(resourceVersion) } })
+    const last = { ...existing, metadata: { ...existing.metadata, resourceVersion: String(resourceVersion) } }
+    record(kind, 'DELETED', last)
+    return structuredClone(last)
+  }
+
+  /**
+   * POST, PUT, PATCH and DELETE of RoleBindings and Roles, as the generic registry serves them
+   * (apiserver pkg/endpoints/handlers/{create,update,patch,delete}.go, registry/generic/registry/store.go),
+   * with the RBAC defaults and validation of {@link admit}.
+   */
+  function writeRequest (
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: Kind,
+    namespace: string,
+    name: string | undefined,
+    body: string,
+    params: URLSearchParams
+  ): void {
+    const method = req.method ?? 'GET'
+    const manager = params.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!
+    const existing = name === undefined ? undefined : stores[kind].get(`${namespace}/${name}`)
+    const notFound = (): void => { status(res, 404, 'NotFound', `${kind}.${RBAC_GROUP} "${name ?? ''}" not found`, { name: name ?? '', group: RBAC_GROUP, kind }) }
+    try {
+      if (method === 'DELETE') {
+        if (name === undefined) {
+          const deleted = stateAt(kind, namespace, resourceVersion).map((object) => remove(kind, namespace, object.metadata.name)!)
+          sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata: { resourceVersion: String(resourceVersion) }, items: deleted })
+          return
+        }
+        const deleted = remove(kind, namespace, name)
+        if (deleted === undefined) { notFound(); return }
+        sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: RBAC_GROUP, kind, uid: deleted.metadata.uid } })
+        return
+      }
+      let object: StoredObject
+      let warnings: string[] = []
+      if (method === 'PATCH') {
+        if (existing === undefined) { notFound(); return }
+        const patched = applyPatch(req.headers['content-type'], withTypeMeta(kind, existing), body)
+        if (patched.error !== undefined) { status(res, patched.error.code, patched.error.reason, patched.error.message); return }
+        object = patched.object as unknown as StoredObject
+      } else {
+        if (!isJsonBody(req.headers['content-type'])) { unsupportedMediaType(res); return }
+        const decoded = decodeObject(kind, body, params.get('fieldValidation') ?? '')
+        if (typeof decoded === 'string') { status(res, 400, 'BadRequest', decoded); return }
+        object = decoded.object
+        warnings = decoded.unknownFields.map((field: string) => `299 - "unknown field \\"${field}\\""`)
+      }
+      object.metadata ??= { name: '', namespace: '' }
+      if ((object.metadata.namespace ?? '') === '') object.metadata.namespace = namespace
+      if (object.metadata.namespace !== namespace) { status(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'); return }
+      const headers = warnings.length === 0 ? {} : { warning: warnings.join(', ') }
+      if (method === 'POST') {
+        // NamespaceLifecycle admission, before validation: nothing is created in a namespace that does not exist.
+        if (!namespaces.has(namespace)) { namespaceNotFound(res, namespace); return }
+        const generateName = (object.metadata as { generateName?: unknown }).generateName
+        if ((object.metadata.name ?? '') === '' && typeof generateName === 'string' && generateName !== '') object.metadata.name = `${generateName}${randomBytes(3).toString('hex').slice(0, 5)}`
+        if ((object.metadata.resourceVersion ?? '') !== '') { status(res, 400, 'BadRequest', 'resourceVersion should not be set on objects to be created'); return }
+        const admitted = admit(kind, object, undefined)
+        if (stores[kind].has(`${namespace}/${admitted.metadata.name}`)) {
+          status(res, 409, 'AlreadyExists', `${kind}.${RBAC_GROUP} "${admitted.metadata.name}" already exists`, { name: admitted.metadata.name, group: RBAC_GROUP, kind })
+          return
+        }
+        sendJson(res, 201, withTypeMeta(kind, write(kind, admitted, undefined, manager)), headers)
+        return
+      }
+      // PUT, or the result of a PATCH: an update of the stored object.
+      if (object.metadata.name !== name) { status(res, 400, 'BadRequest', `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name ?? ''})`); return }
+      if (existing === undefined) { notFound(); return }
+      const precondition = object.metadata.resourceVersion ?? ''
+      if (precondition !== '' && precondition !== existing.metadata.resourceVersion) {
+        status(res, 409, 'Conflict', `Operation cannot be fulfilled on ${kind}.${RBAC_GROUP} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: RBAC_GROUP, kind })
+        return
+      }
+      const admitted = admit(kind, object, existing)
+      sendJson(res, 200, withTypeMeta(kind, write(kind, admitted, existing, manager)), headers)
+    } catch (error) {
+      if (!(error instanceof FakeInvalidError)) throw error
+      sendJson(res, 422, error.status)
+    }
   }
 
   async function stop (): Promise<void> {
@@ -1055,30 +1209,122 @@ export class FakeInvalidError extends Error {
   }
 }
 
-function invalid (kind: Kind, name: string, cause: string): FakeInvalidError {
-  return new FakeInvalidError({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: `${KIND_NAMES[kind].kind}.${RBAC_GROUP} "${name}" is invalid: ${cause}` })
+function invalid (kind: Kind, name: string, errors: readonly FieldError[]): FakeInvalidError {
+  return new FakeInvalidError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: invalidMessage(`${KIND_NAMES[kind].kind}.${RBAC_GROUP}`, name, errors),
+    reason: 'Invalid',
+    details: { name, group: RBAC_GROUP, kind: KIND_NAMES[kind].kind, causes: errors.map(fieldCause) },
+    code: 422
+  })
 }
 
-/** What kube-apiserver's RBAC validation refuses of a RoleBinding. */
-function validateBinding (binding: RoleBindingJson, existing: RoleBindingJson | undefined): void {
-  const name = binding.metadata.name
-  const ref = binding.roleRef
-  if (ref === undefined || ref.apiGroup !== RBAC_GROUP || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') || typeof ref.name !== 'string' || ref.name === '') {
-    throw invalid('rolebindings', name, 'roleRef: Invalid value: expected apiGroup rbac.authorization.k8s.io, kind Role or ClusterRole and a name')
-  }
-  if (existing !== undefined && (existing.roleRef.kind !== ref.kind || existing.roleRef.name !== ref.name || existing.roleRef.apiGroup !== ref.apiGroup)) {
-    throw invalid('rolebindings', name, 'roleRef: Invalid value: cannot change roleRef')
-  }
-  for (const [i, subject] of (binding.subjects ?? []).entries()) {
-    if (typeof subject.name !== 'string' || subject.name === '') throw invalid('rolebindings', name, `subjects[${i}].name: Required value`)
-    if (subject.kind === 'ServiceAccount') {
-      if (subject.apiGroup !== undefined && subject.apiGroup !== '') throw invalid('rolebindings', name, `subjects[${i}].apiGroup: Unsupported value: "${subject.apiGroup}": supported values: ""`)
-    } else if (subject.kind === 'User' || subject.kind === 'Group') {
-      if (subject.apiGroup !== RBAC_GROUP) throw invalid('rolebindings', name, `subjects[${i}].apiGroup: Unsupported value: "${subject.apiGroup ?? ''}": supported values: "${RBAC_GROUP}"`)
-    } else {
-      throw invalid('rolebindings', name, `subjects[${i}].kind: Unsupported value: "${String(subject.kind)}": supported values: "ServiceAccount", "User", "Group"`)
+/**
+ * An RBAC object as kube-apiserver stores it: the rbac/v1 defaults applied (kubernetes
+ * pkg/apis/rbac/v1/defaults.go: `roleRef.apiGroup`, and a User or Group subject's `apiGroup`, are
+ * `rbac.authorization.k8s.io` when empty), then validated as pkg/apis/rbac/validation does
+ * (ValidateRoleBinding, ValidateRole, and on update `roleRef` is immutable); throws the 422.
+ */
+function admit<T extends StoredObject> (kind: Kind, object: T, existing: T | undefined): T {
+  const admitted = structuredClone(object)
+  const errors: FieldError[] = []
+  const name = typeof admitted.metadata?.name === 'string' ? admitted.metadata.name : ''
+  if (name === '') errors.push(requiredField('metadata.name', 'name or generateName is required'))
+  else for (const message of pathSegmentNameErrors(name)) errors.push(invalidField('metadata.name', JSON.stringify(name), message))
+  if (kind === 'rolebindings') {
+    const binding = admitted as unknown as RoleBindingJson
+    const ref = (binding.roleRef ?? {}) as Partial<RoleBindingJson['roleRef']>
+    if (ref.apiGroup === undefined || ref.apiGroup === '') ref.apiGroup = RBAC_GROUP
+    binding.roleRef = ref as RoleBindingJson['roleRef']
+    for (const subject of binding.subjects ?? []) {
+      if ((subject.apiGroup === undefined || subject.apiGroup === '') && (subject.kind === 'User' || subject.kind === 'Group')) (subject as { apiGroup?: string }).apiGroup = RBAC_GROUP
     }
+    if (ref.apiGroup !== RBAC_GROUP) errors.push(notSupportedField('roleRef.apiGroup', ref.apiGroup, [RBAC_GROUP]))
+    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') errors.push(notSupportedField('roleRef.kind', String(ref.kind ?? ''), ['Role', 'ClusterRole']))
+    if (typeof ref.name !== 'string' || ref.name === '') errors.push(requiredField('roleRef.name'))
+    else for (const message of pathSegmentNameErrors(ref.name)) errors.push(invalidField('roleRef.name', JSON.stringify(ref.name), message))
+    for (const [i, subject] of (binding.subjects ?? []).entries()) errors.push(...subjectErrors(subject, `subjects[${i}]`))
+    const before = (existing as RoleBindingJson | undefined)?.roleRef
+    if (before !== undefined && (before.apiGroup !== ref.apiGroup || before.kind !== ref.kind || before.name !== ref.name)) {
+      errors.push(invalidField('roleRef', `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup)}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`, 'cannot change roleRef'))
+    }
+  } else {
+    for (const [i, rule] of ((admitted as RoleJson).rules ?? []).entries()) errors.push(...policyRuleErrors(rule, `rules[${i}]`))
   }
+  if (errors.length > 0) throw invalid(kind, name, errors)
+  return admitted
+}
+
+/** ValidateRoleBindingSubject (isNamespaced: a RoleBinding's ServiceAccount may leave out its namespace). */
+function subjectErrors (subject: RoleBindingSubject, path: string): FieldError[] {
+  const errors: FieldError[] = []
+  if (typeof subject.name !== 'string' || subject.name === '') errors.push(requiredField(`${path}.name`))
+  const apiGroup = subject.apiGroup ?? ''
+  switch (subject.kind) {
+    case 'ServiceAccount':
+      if (typeof subject.name === 'string' && subject.name !== '') for (const message of dns1123SubdomainErrors(subject.name)) errors.push(invalidField(`${path}.name`, JSON.stringify(subject.name), message))
+      if (apiGroup !== '') errors.push(notSupportedField(`${path}.apiGroup`, apiGroup, ['']))
+      break
+    case 'User':
+    case 'Group':
+      if (apiGroup !== RBAC_GROUP) errors.push(notSupportedField(`${path}.apiGroup`, apiGroup, [RBAC_GROUP]))
+      break
+    default:
+      errors.push(notSupportedField(`${path}.kind`, String(subject.kind ?? ''), ['ServiceAccount', 'User', 'Group']))
+  }
+  return errors
+}
+
+/** ValidatePolicyRule of a namespaced Role. */
+function policyRuleErrors (rule: PolicyRuleJson, path: string): FieldError[] {
+  const errors: FieldError[] = []
+  const empty = (list: unknown): boolean => !Array.isArray(list) || list.length === 0
+  if (empty(rule.verbs)) errors.push(requiredField(`${path}.verbs`, 'verbs must contain at least one value'))
+  if (!empty(rule.nonResourceURLs)) {
+    const urls = `[]string{${(rule.nonResourceURLs ?? []).map((url) => JSON.stringify(url)).join(', ')}}`
+    errors.push(invalidField(`${path}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'))
+    if (!empty(rule.apiGroups) || !empty(rule.resources) || !empty(rule.resourceNames)) {
+      errors.push(invalidField(`${path}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'))
+    }
+    return errors
+  }
+  if (empty(rule.apiGroups)) errors.push(requiredField(`${path}.apiGroups`, 'resource rules must supply at least one api group'))
+  if (empty(rule.resources)) errors.push(requiredField(`${path}.resources`, 'resource rules must supply at least one resource'))
+  return errors
+}
+
+/** apimachinery path.IsValidPathSegmentName: what an RBAC object's name may be. */
+function pathSegmentNameErrors (name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`]
+  const errors: string[] = []
+  for (const illegal of ['/', '%']) if (name.includes(illegal)) errors.push(`may not contain '${illegal}'`)
+  return errors
+}
+
+/** apimachinery validation.IsDNS1123Subdomain: what a ServiceAccount's name may be. */
+function dns1123SubdomainErrors (name: string): string[] {
+  const errors: string[] = []
+  if (name.length > 253) errors.push('must be no more than 253 characters')
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)) {
+    errors.push('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character ' +
+      '(e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')')
+  }
+  return errors
+}
+
+/** Whether an update changes nothing a client wrote: then the API server writes nothing (no new version, no event). */
+function sameContent (a: StoredObject, b: StoredObject): boolean {
+  const content = (object: StoredObject): string => JSON.stringify({
+    labels: object.metadata.labels ?? {},
+    annotations: object.metadata.annotations ?? {},
+    roleRef: (object as RoleBindingJson).roleRef,
+    subjects: (object as RoleBindingJson).subjects ?? [],
+    rules: (object as RoleJson).rules ?? []
+  })
+  return content(a) === content(b)
 }
 
 /**
@@ -1102,33 +1348,192 @@ function jsonTypeName (value: unknown): string {
  * The token and audiences of a TokenReview body, or the message of the 400 a real server
  * answers (apiserver pkg/endpoints/handlers/create.go and rest.go transformDecodeError).
  */
-function decodeTokenReview (body: string): { token: string, audiences: string[] } | string {
-  let review: unknown
+/**
+ * Decodes a body as one object of `kind` in `groupVersion`, or answers the message of the 400
+ * a real server gives (apiserver pkg/endpoints/handlers/create.go, rest.go transformDecodeError):
+ * not JSON, another kind, another version; a missing apiVersion or kind takes the endpoint's.
+ */
+function decodeTyped (body: string, kind: string, groupVersion: string, otherVersions: readonly string[]): Record<string, unknown> | string {
+  let decoded: unknown
   try {
-    review = JSON.parse(body)
+    decoded = JSON.parse(body)
   } catch (error) {
-    return `the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: ${(error as Error).message} (${body.slice(0, 30)})`
+    return `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(error as Error).message} (${body.slice(0, 30)})`
   }
-  if (typeof review !== 'object' || review === null || Array.isArray(review)) {
-    return `the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(review)} into Go value of type struct { APIVersion string; Kind string } (${body.slice(0, 30)})`
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
+    return `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(decoded)} into Go value of type struct { APIVersion string; Kind string } (${body.slice(0, 30)})`
   }
-  const { apiVersion, kind, spec } = review as { apiVersion?: unknown, kind?: unknown, spec?: unknown }
-  // A missing apiVersion or kind takes the endpoint's (the decoder's defaults).
-  const version = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : `${AUTHENTICATION_GROUP}/v1`
-  const kindName = typeof kind === 'string' && kind !== '' ? kind : 'TokenReview'
-  if (kindName !== 'TokenReview' || (version !== `${AUTHENTICATION_GROUP}/v1` && version !== `${AUTHENTICATION_GROUP}/v1beta1`)) {
-    return `${kindName} in version "${version.split('/').pop() ?? ''}" cannot be handled as a TokenReview: no kind "${kindName}" is registered for version "${version}" in scheme "pkg/api/legacyscheme/scheme.go:30"`
+  const object = decoded as Record<string, unknown>
+  const version = typeof object.apiVersion === 'string' && object.apiVersion !== '' ? object.apiVersion : groupVersion
+  const kindName = typeof object.kind === 'string' && object.kind !== '' ? object.kind : kind
+  if (kindName !== kind || (version !== groupVersion && !otherVersions.includes(version))) {
+    return `${kindName} in version "${version.split('/').pop() ?? ''}" cannot be handled as a ${kind}: no kind "${kindName}" is registered for version "${version}" in scheme "pkg/api/legacyscheme/scheme.go:30"`
   }
-  if (version !== `${AUTHENTICATION_GROUP}/v1`) return `the API version in the data (${version}) does not match the expected API version (${AUTHENTICATION_GROUP}/v1)`
-  const cannot = (field: string, value: unknown, type: string): string =>
-    `TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${field} of type ${type}`
-  if (spec !== undefined && spec !== null && (typeof spec !== 'object' || Array.isArray(spec))) return cannot('TokenReview.spec', spec, 'v1.TokenReviewSpec')
+  if (version !== groupVersion) return `the API version in the data (${version}) does not match the expected API version (${groupVersion})`
+  return object
+}
+
+/** `<Kind> in version "v1" cannot be handled as a <Kind>: json: cannot unmarshal ...`: a field of the wrong JSON type. */
+function cannotUnmarshal (kind: string, field: string, value: unknown, type: string): string {
+  return `${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${field} of type ${type}`
+}
+
+/**
+ * A RoleBinding or Role body decoded as the API server decodes it: typed fields checked, unknown
+ * top-level fields dropped (with a warning) or, under `fieldValidation=Strict` (kubectl's
+ * default), refused.
+ */
+function decodeObject (kind: Kind, body: string, fieldValidation: string): { object: StoredObject, unknownFields: string[] } | string {
+  const kindName = KIND_NAMES[kind].kind
+  const decoded = decodeTyped(body, kindName, `${RBAC_GROUP}/v1`, [`${RBAC_GROUP}/v1beta1`, `${RBAC_GROUP}/v1alpha1`])
+  if (typeof decoded === 'string') return decoded
+  const objectFields = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value))
+  const listOfObjects = (value: unknown): boolean => value === undefined || value === null || (Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item)))
+  if (!objectFields(decoded.metadata)) return cannotUnmarshal(kindName, `${kindName}.metadata`, decoded.metadata, 'v1.ObjectMeta')
+  const known = ['apiVersion', 'kind', 'metadata', ...(kind === 'rolebindings' ? ['roleRef', 'subjects'] : ['rules'])]
+  if (kind === 'rolebindings') {
+    if (!objectFields(decoded.roleRef)) return cannotUnmarshal(kindName, `${kindName}.roleRef`, decoded.roleRef, 'v1.RoleRef')
+    if (!listOfObjects(decoded.subjects)) return cannotUnmarshal(kindName, `${kindName}.subjects`, decoded.subjects, '[]v1.Subject')
+  } else if (!listOfObjects(decoded.rules)) {
+    return cannotUnmarshal(kindName, `${kindName}.rules`, decoded.rules, '[]v1.PolicyRule')
+  }
+  const unknownFields = Object.keys(decoded).filter((field) => !known.includes(field))
+  if (unknownFields.length > 0 && fieldValidation === 'Strict') {
+    return `${kindName} in version "v1" cannot be handled as a ${kindName}: strict decoding error: ${unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`).join(', ')}`
+  }
+  const object = Object.fromEntries(Object.entries(decoded).filter(([field, value]) => known.includes(field) && value !== null))
+  return { object: object as unknown as StoredObject, unknownFields }
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']
+
+type PatchResult = { object: Record<string, unknown>, error?: undefined } | { error: { code: number, reason: string, message: string } }
+
+/**
+ * A PATCH applied to the stored object (apiserver pkg/endpoints/handlers/patch.go): a JSON merge
+ * patch (RFC 7386), a strategic merge patch (for RoleBindings and Roles it merges as a merge
+ * patch does, their lists having no merge key, plus the `$patch` and `$retainKeys` directives), or
+ * a JSON patch (RFC 6902). Server-side apply is not emulated (415); another type is a 415 there too.
+ */
+function applyPatch (contentType: string | undefined, current: Record<string, unknown>, body: string): PatchResult {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+  if (!PATCH_TYPES.includes(type) || type === 'application/apply-patch+yaml') {
+    const message = type === 'application/apply-patch+yaml'
+      ? 'server-side apply is not emulated by the fake API server'
+      : `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`
+    return { error: { code: 415, reason: 'UnsupportedMediaType', message } }
+  }
+  let patch: unknown
+  try {
+    patch = JSON.parse(body)
+  } catch (error) {
+    return { error: { code: 400, reason: 'BadRequest', message: `error decoding patch: ${(error as Error).message}` } }
+  }
+  try {
+    const patched = type === 'application/json-patch+json' ? jsonPatch(current, patch) : mergePatch(current, patch, type === 'application/strategic-merge-patch+json')
+    if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new Error('the patch did not leave an object')
+    return { object: patched as Record<string, unknown> }
+  } catch (error) {
+    return { error: { code: 422, reason: 'Invalid', message: (error as Error).message } }
+  }
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** RFC 7386 merge patch; with `strategic`, also the `$patch: replace|delete` and `$retainKeys` directives of maps. */
+function mergePatch (target: unknown, patch: unknown, strategic: boolean): unknown {
+  if (!isPlainObject(patch)) return structuredClone(patch)
+  const directive = strategic ? patch.$patch : undefined
+  if (directive === 'delete') return undefined
+  if (directive !== undefined && directive !== 'replace') throw new Error(`Unknown patch type: ${String(directive)}`)
+  const result: Record<string, unknown> = directive === 'replace' || !isPlainObject(target) ? {} : { ...target }
+  for (const [key, value] of Object.entries(patch)) {
+    if (strategic && key.startsWith('$')) {
+      if (key === '$patch' || key === '$retainKeys' || key.startsWith('$setElementOrder/')) continue
+      throw new Error(`unknown patch directive: ${key}`)
+    }
+    const merged = value === null ? undefined : mergePatch(result[key], value, strategic)
+    if (merged === undefined) delete result[key]
+    else result[key] = merged
+  }
+  const retain = strategic ? patch.$retainKeys : undefined
+  if (Array.isArray(retain)) for (const key of Object.keys(result)) if (!retain.includes(key)) delete result[key]
+  return result
+}
+
+/** RFC 6902 JSON patch: add, remove, replace, move, copy and test. */
+function jsonPatch (document: unknown, patch: unknown): unknown {
+  if (!Array.isArray(patch)) throw new Error('json: cannot unmarshal object into Go value of type jsonpatch.Patch')
+  let doc = structuredClone(document)
+  const parse = (pointer: unknown): string[] => {
+    if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) throw new Error(`invalid JSON pointer: ${String(pointer)}`)
+    return pointer === '' ? [] : pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+  }
+  const parentOf = (path: string[]): [unknown, string] => {
+    let node: unknown = doc
+    for (const part of path.slice(0, -1)) {
+      node = Array.isArray(node) ? node[Number(part)] : isPlainObject(node) ? node[part] : undefined
+      if (node === undefined) throw new Error(`doc is missing path: /${path.join('/')}`)
+    }
+    return [node, path[path.length - 1]!]
+  }
+  const get = (path: string[]): unknown => {
+    if (path.length === 0) return doc
+    const [parent, key] = parentOf(path)
+    const value = Array.isArray(parent) ? parent[Number(key)] : isPlainObject(parent) ? parent[key] : undefined
+    if (value === undefined) throw new Error(`doc is missing path: /${path.join('/')}`)
+    return value
+  }
+  const removeAt = (path: string[]): unknown => {
+    const value = get(path)
+    const [parent, key] = parentOf(path)
+    if (Array.isArray(parent)) parent.splice(Number(key), 1)
+    else delete (parent as Record<string, unknown>)[key]
+    return value
+  }
+  const addAt = (path: string[], value: unknown): void => {
+    if (path.length === 0) { doc = value; return }
+    const [parent, key] = parentOf(path)
+    if (Array.isArray(parent)) {
+      const index = key === '-' ? parent.length : Number(key)
+      if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`add operation does not apply: index ${key} out of bounds`)
+      parent.splice(index, 0, value)
+    } else if (isPlainObject(parent)) {
+      parent[key] = value
+    } else {
+      throw new Error(`doc is missing path: /${path.join('/')}`)
+    }
+  }
+  for (const operation of patch as Array<Record<string, unknown>>) {
+    const path = parse(operation.path)
+    switch (operation.op) {
+      case 'add': addAt(path, structuredClone(operation.value)); break
+      case 'remove': removeAt(path); break
+      case 'replace': removeAt(path); addAt(path, structuredClone(operation.value)); break
+      case 'move': addAt(path, removeAt(parse(operation.from))); break
+      case 'copy': addAt(path, structuredClone(get(parse(operation.from)))); break
+      case 'test':
+        if (JSON.stringify(get(path)) !== JSON.stringify(operation.value)) throw new Error(`testing value /${path.join('/')} failed: test failed`)
+        break
+      default: throw new Error(`Unexpected kind: ${String(operation.op)}`)
+    }
+  }
+  return doc
+}
+
+function decodeTokenReview (body: string): { token: string, audiences: string[] } | string {
+  const review = decodeTyped(body, 'TokenReview', `${AUTHENTICATION_GROUP}/v1`, [`${AUTHENTICATION_GROUP}/v1beta1`])
+  if (typeof review === 'string') return review
+  const { spec } = review
+  if (spec !== undefined && spec !== null && (typeof spec !== 'object' || Array.isArray(spec))) return cannotUnmarshal('TokenReview', 'TokenReview.spec', spec, 'v1.TokenReviewSpec')
   const { token, audiences } = (spec ?? {}) as { token?: unknown, audiences?: unknown }
-  if (token !== undefined && token !== null && typeof token !== 'string') return cannot('TokenReviewSpec.spec.token', token, 'string')
+  if (token !== undefined && token !== null && typeof token !== 'string') return cannotUnmarshal('TokenReview', 'TokenReviewSpec.spec.token', token, 'string')
   if (audiences !== undefined && audiences !== null) {
-    if (!Array.isArray(audiences)) return cannot('TokenReviewSpec.spec.audiences', audiences, '[]string')
+    if (!Array.isArray(audiences)) return cannotUnmarshal('TokenReview', 'TokenReviewSpec.spec.audiences', audiences, '[]string')
     const bad = audiences.find((audience) => typeof audience !== 'string')
-    if (bad !== undefined) return cannot('TokenReviewSpec.spec.audiences', bad, 'string')
+    if (bad !== undefined) return cannotUnmarshal('TokenReview', 'TokenReviewSpec.spec.audiences', bad, 'string')
   }
   return { token: typeof token === 'string' ? token : '', audiences: Array.isArray(audiences) ? audiences as string[] : [] }
 }
@@ -1193,6 +1598,7 @@ interface FieldError {
 }
 
 const forbiddenField = (field: string, detail: string): FieldError => ({ field, type: 'FieldValueForbidden', text: `Forbidden: ${detail}` })
+const requiredField = (field: string, detail = ''): FieldError => ({ field, type: 'FieldValueRequired', text: detail === '' ? 'Required value' : `Required value: ${detail}` })
 const invalidField = (field: string, value: string, detail: string): FieldError => ({ field, type: 'FieldValueInvalid', text: `Invalid value: ${value}: ${detail}` })
 const notSupportedField = (field: string, value: string, supported: readonly string[]): FieldError =>
   ({ field, type: 'FieldValueNotSupported', text: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((one) => JSON.stringify(one)).join(', ')}` })

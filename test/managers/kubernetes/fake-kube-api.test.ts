@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import https from 'node:https'
 import { after, before, describe, test } from 'node:test'
-import { API_SERVER_AUDIENCE, FakeInvalidError, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { API_SERVER_AUDIENCE, FakeInvalidError, feastRole, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: any }
 
@@ -329,11 +329,142 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
     test('roleRef cannot change in place: 422 Invalid', () => {
       api.putRoleBinding(roleBinding('feast', 'fixed', 'reader', [{ kind: 'User', name: 'x' }]))
       assert.throws(() => api.putRoleBinding(roleBinding('feast', 'fixed', 'writer', [{ kind: 'User', name: 'x' }])), (error: unknown) =>
-        error instanceof FakeInvalidError && error.code === 422 && /cannot change roleRef/.test(error.message))
+        error instanceof FakeInvalidError && error.code === 422 &&
+        error.message === 'RoleBinding.rbac.authorization.k8s.io "fixed" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"writer"}: cannot change roleRef')
     })
 
-    test('a Group subject without the RBAC apiGroup is refused', () => {
-      assert.throws(() => api.putRoleBinding({ metadata: { name: 'bad-group', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Group', name: 'g' }] }), FakeInvalidError)
+    test('an empty apiGroup of roleRef and of a User or Group subject is defaulted, as rbac/v1 does; a wrong one is refused', () => {
+      const stored = api.putRoleBinding({ metadata: { name: 'defaulted-group', namespace: 'feast' }, roleRef: { apiGroup: '', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Group', name: 'g' }, { kind: 'ServiceAccount', name: 'sa' }] })
+      assert.equal(stored.roleRef.apiGroup, 'rbac.authorization.k8s.io')
+      assert.equal(stored.subjects![0]!.apiGroup, 'rbac.authorization.k8s.io')
+      assert.equal(stored.subjects![1]!.apiGroup, undefined)
+      assert.throws(() => api.putRoleBinding({ metadata: { name: 'wrong-group', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Group', name: 'g', apiGroup: 'example.com' }] }),
+        /subjects\[0\]\.apiGroup: Unsupported value: "example\.com": supported values: "rbac\.authorization\.k8s\.io"/)
+      assert.throws(() => api.putRoleBinding({ metadata: { name: 'sa-group', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'sa', apiGroup: 'rbac.authorization.k8s.io' }] }),
+        /subjects\[0\]\.apiGroup: Unsupported value/)
+    })
+
+    test('RBAC names are path segments, as the real validation has it: capitals and colons are fine, a slash is not', () => {
+      api.putRole(feastRole('feast', 'Feast:Reader'))
+      api.putRoleBinding(roleBinding('feast', 'system:Feast-Readers', 'Feast:Reader', [{ kind: 'User', name: 'Jane Doe' }]))
+      assert.throws(() => api.putRole(feastRole('feast', 'a/b')), /metadata\.name: Invalid value: "a\/b": may not contain '\/'/)
+      assert.throws(() => api.putRoleBinding(roleBinding('feast', 'sa-bad', 'r', [{ kind: 'ServiceAccount', name: 'Not_A_Name' }])), /subjects\[0\]\.name: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain/)
+      assert.throws(() => api.putRoleBinding({ metadata: { name: 'kindless', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Robot' as 'User', name: 'r2' }] }),
+        /subjects\[0\]\.kind: Unsupported value: "Robot"/)
+    })
+
+    test('a Role rule needs verbs, apiGroups and resources, and a namespaced one no nonResourceURLs', () => {
+      assert.throws(() => api.putRole({ metadata: { name: 'no-groups', namespace: 'feast' }, rules: [{ resources: ['configmaps'], verbs: ['get'] }] }),
+        /Role\.rbac\.authorization\.k8s\.io "no-groups" is invalid: rules\[0\]\.apiGroups: Required value: resource rules must supply at least one api group$/)
+      assert.throws(() => api.putRole({ metadata: { name: 'no-verbs', namespace: 'feast' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: [] }] }), /rules\[0\]\.verbs: Required value/)
+      assert.throws(() => api.putRole({ metadata: { name: 'urls', namespace: 'feast' }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] }), /namespaced rules cannot apply to non-resource URLs/)
+    })
+
+    test('over HTTP, only a cluster admin may write: the service account gets 403', async () => {
+      const { status, body } = await request(api, BINDINGS, roleBinding('feast', 'by-service', 'reader', [{ kind: 'User', name: 'x' }]))
+      assert.equal(status, 403)
+      assert.match(body.message, /cannot create resource "rolebindings"/)
+    })
+
+    test('POST creates (201, ADDED), a second POST is 409 AlreadyExists, and nothing is created in a namespace that does not exist', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      const from = (await request(api, BINDINGS)).body.metadata.resourceVersion as string
+      const pending = watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${from}`, 1, 1000)
+      const created = await request(api, BINDINGS, roleBinding('feast', 'posted', 'reader', [{ kind: 'Group', name: 'eng' }]), admin)
+      assert.equal(created.status, 201)
+      assert.equal(created.body.kind, 'RoleBinding')
+      assert.equal(created.body.subjects[0].apiGroup, 'rbac.authorization.k8s.io')
+      assert.deepEqual((await pending).map((line) => `${line.type as string} ${line.object.metadata.name as string}`), ['ADDED posted'])
+      const again = await request(api, BINDINGS, roleBinding('feast', 'posted', 'reader', [{ kind: 'Group', name: 'eng' }]), admin)
+      assert.equal(again.status, 409)
+      assert.equal(again.body.reason, 'AlreadyExists')
+      const elsewhere = await request(api, '/apis/rbac.authorization.k8s.io/v1/namespaces/nowhere/rolebindings', roleBinding('nowhere', 'x', 'reader', [{ kind: 'User', name: 'x' }]), admin)
+      assert.equal(elsewhere.status, 404)
+      assert.equal(elsewhere.body.message, 'namespaces "nowhere" not found')
+      const mismatch = await request(api, BINDINGS, roleBinding('other', 'x', 'reader', [{ kind: 'User', name: 'x' }]), admin)
+      assert.equal(mismatch.status, 400)
+      assert.equal(mismatch.body.message, 'the namespace of the provided object does not match the namespace sent on the request')
+      const invalid = await request(api, BINDINGS, { metadata: { name: 'bad' }, roleRef: { kind: 'Pod', name: 'r' } }, admin)
+      assert.equal(invalid.status, 422)
+      assert.deepEqual(invalid.body.details.causes, [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: "Pod": supported values: "Role", "ClusterRole"', field: 'roleRef.kind' }])
+    })
+
+    test('an unknown field is dropped with a warning, and refused under fieldValidation=Strict', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      const body = { ...roleBinding('feast', 'with-spec', 'reader', [{ kind: 'User', name: 'x' }]), spec: { role: 'reader' } }
+      const strict = await request(api, `${BINDINGS}?fieldValidation=Strict`, body, admin)
+      assert.equal(strict.status, 400)
+      assert.match(strict.body.message, /strict decoding error: unknown field "spec"/)
+      const lenient = await request(api, BINDINGS, body, admin)
+      assert.equal(lenient.status, 201)
+      assert.equal(lenient.body.spec, undefined)
+      assert.match(String(lenient.headers.warning), /unknown field/)
+    })
+
+    test('PUT replaces: a stale resourceVersion is 409 Conflict, a new roleRef 422, an unchanged object keeps its version', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      const stored = api.putRoleBinding(roleBinding('feast', 'replaced', 'reader', [{ kind: 'User', name: 'x' }]))
+      const path = `${BINDINGS}/replaced`
+      const stale = await request(api, path, { ...roleBinding('feast', 'replaced', 'reader', [{ kind: 'User', name: 'y' }]), metadata: { name: 'replaced', namespace: 'feast', resourceVersion: '1' } }, { ...admin, method: 'PUT' })
+      assert.equal(stale.status, 409)
+      assert.equal(stale.body.reason, 'Conflict')
+      const moved = await request(api, path, roleBinding('feast', 'replaced', 'writer', [{ kind: 'User', name: 'x' }]), { ...admin, method: 'PUT' })
+      assert.equal(moved.status, 422)
+      assert.match(moved.body.message, /roleRef: Invalid value: rbac\.RoleRef\{.*Name:"writer"\}: cannot change roleRef/)
+      const same = await request(api, path, { ...roleBinding('feast', 'replaced', 'reader', [{ kind: 'User', name: 'x' }]), metadata: stored.metadata }, { ...admin, method: 'PUT' })
+      assert.equal(same.status, 200)
+      assert.equal(same.body.metadata.resourceVersion, stored.metadata.resourceVersion)
+      const renamed = await request(api, path, roleBinding('feast', 'other-name', 'reader', [{ kind: 'User', name: 'x' }]), { ...admin, method: 'PUT' })
+      assert.equal(renamed.status, 400)
+    })
+
+    test('PATCH merges (merge, strategic, JSON patch); server-side apply is not emulated (415)', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      api.putRoleBinding(roleBinding('feast', 'patched', 'reader', [{ kind: 'User', name: 'x' }]))
+      const path = `${BINDINGS}/patched`
+      const merged = await request(api, path, { subjects: [{ kind: 'User', name: 'y' }] }, { ...admin, method: 'PATCH', contentType: 'application/merge-patch+json' })
+      assert.equal(merged.status, 200)
+      assert.deepEqual(merged.body.subjects, [{ kind: 'User', name: 'y', apiGroup: 'rbac.authorization.k8s.io' }])
+      const labelled = await request(api, path, { metadata: { labels: { team: 'a' } } }, { ...admin, method: 'PATCH', contentType: 'application/strategic-merge-patch+json' })
+      assert.equal(labelled.body.metadata.labels.team, 'a')
+      const added = await request(api, path, [{ op: 'add', path: '/subjects/-', value: { kind: 'Group', name: 'g' } }], { ...admin, method: 'PATCH', contentType: 'application/json-patch+json' })
+      assert.equal(added.body.subjects.length, 2)
+      const failed = await request(api, path, [{ op: 'test', path: '/roleRef/name', value: 'writer' }], { ...admin, method: 'PATCH', contentType: 'application/json-patch+json' })
+      assert.equal(failed.status, 422)
+      const moved = await request(api, path, { roleRef: { name: 'writer' } }, { ...admin, method: 'PATCH', contentType: 'application/merge-patch+json' })
+      assert.equal(moved.status, 422)
+      assert.equal((await request(api, path, {}, { ...admin, method: 'PATCH', contentType: 'application/apply-patch+yaml' })).status, 415)
+    })
+
+    test('DELETE answers a Success Status, and watchers get DELETED carrying the last state at a newer version', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      const stored = api.putRoleBinding(roleBinding('feast', 'deleted', 'reader', [{ kind: 'User', name: 'last' }]))
+      const pending = watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${stored.metadata.resourceVersion!}`, 1, 1000)
+      const deleted = await request(api, `${BINDINGS}/deleted`, undefined, { ...admin, method: 'DELETE' })
+      assert.equal(deleted.status, 200)
+      assert.deepEqual(deleted.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'deleted', group: 'rbac.authorization.k8s.io', kind: 'rolebindings', uid: stored.metadata.uid } })
+      const [event] = await pending
+      assert.equal(event.type, 'DELETED')
+      assert.deepEqual(event.object.subjects, stored.subjects)
+      assert.ok(Number(event.object.metadata.resourceVersion) > Number(stored.metadata.resourceVersion))
+      assert.equal((await request(api, `${BINDINGS}/deleted`, undefined, { ...admin, method: 'DELETE' })).status, 404)
+    })
+
+    test('namespaces: a new cluster\'s and the service\'s exist, kubectl may read them as an admin, the service account may not', async () => {
+      const admin = { authorization: `Bearer ${api.adminToken}` }
+      assert.equal((await request(api, '/api/v1/namespaces/feast', undefined, admin)).body.status.phase, 'Active')
+      assert.equal((await request(api, '/api/v1/namespaces/nowhere', undefined, admin)).status, 404)
+      const refused = await request(api, '/api/v1/namespaces/feast')
+      assert.equal(refused.status, 403)
+      assert.match(refused.body.message, /^namespaces "feast" is forbidden: User ".*" cannot get resource "namespaces" in API group "" at the cluster scope$/)
+    })
+
+    test('writing an unchanged object writes nothing: same resourceVersion, no watch event', async () => {
+      const first = api.putRoleBinding(roleBinding('feast', 'unchanged', 'reader', [{ kind: 'User', name: 'x' }]))
+      const pending = watchLines(api, `${BINDINGS}?watch=true&resourceVersion=${first.metadata.resourceVersion!}`, 1, 500)
+      const again = api.putRoleBinding(roleBinding('feast', 'unchanged', 'reader', [{ kind: 'User', name: 'x' }]))
+      assert.equal(again.metadata.resourceVersion, first.metadata.resourceVersion)
+      assert.deepEqual(await pending, [])
     })
 
     test('stored objects are realistically sized: UUID uid, labels, annotations, managedFields', async () => {
@@ -398,10 +529,10 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
     })
 
     test('items come in key (byte) order, as etcd returns them', async () => {
-      for (const name of ['order.b', 'order-b', 'order0']) api.putRoleBinding(roleBinding('feast', name, 'reader', [{ kind: 'User', name: 'x' }]))
+      for (const name of ['order.b', 'order-b', 'order0', 'orderB']) api.putRoleBinding(roleBinding('feast', name, 'reader', [{ kind: 'User', name: 'x' }]))
       const { body } = await request(api, BINDINGS)
       const names: string[] = body.items.map((item: any) => item.metadata.name).filter((name: string) => name.startsWith('order'))
-      assert.deepEqual(names, ['order-b', 'order.b', 'order0'])
+      assert.deepEqual(names, ['order-b', 'order.b', 'order0', 'orderB'])
     })
 
     test('resourceVersionMatch and sendInitialEvents are validated as ListOptions: 422 Invalid', async () => {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import { execFile, execFileSync, spawn } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { feastRole, roleBinding, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { kubernetesRbac } from '../../../src/operator/rbac.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { eventually } from '../../helpers/eventually.ts'
+import { managerFor } from '../../helpers/kubernetes.ts'
 
 /** kubectl on PATH, or why not. CI installs it (.ci/run), so there the tests always run. */
 function findKubectl (): string | undefined {
@@ -28,6 +33,21 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
   })
   after(async () => { await api?.close() })
+
+  /** kubectl as a cluster admin (the service account may not write RBAC objects). */
+  async function asAdmin (...args: string[]): Promise<Run> {
+    return await kubectlWith(await api.writeKubeconfig({ name: 'admin', token: api.adminToken }), ...args)
+  }
+
+  /** A RoleBinding as a manifest has it, with its apiVersion and kind. */
+  const typed = (binding: ReturnType<typeof roleBinding>): Record<string, unknown> => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...binding })
+
+  /** A manifest in the API server's temp directory. */
+  async function manifest (name: string, objects: unknown): Promise<string> {
+    const path = join(api.dir, name)
+    await writeFile(path, JSON.stringify(objects))
+    return path
+  }
 
   async function kubectl (...args: string[]): Promise<Run> {
     return await kubectlWith(api.kubeconfigPath, ...args)
@@ -72,6 +92,60 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
     const run = await kubectlWith(await api.writeKubeconfig({ name: 'stranger', token: 'not-a-known-token' }), 'get', 'rolebindings')
     assert.notEqual(run.code, 0)
     assert.match(run.stderr, /Unauthorized|must be logged in/)
+  })
+
+  // kubectl validates client-side against the server's OpenAPI documents by default, which the
+  // fake does not serve: --validate=false leaves validation to the server, as the real one does it.
+  test('kubectl create, replace, patch and delete as an admin, with the refusals a real server gives', async () => {
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'carol-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' }, subjects: [{ kind: 'User', name: 'carol' }] }
+    const file = await manifest('carol.json', binding)
+    const created = await asAdmin('create', '--validate=false', '-f', file)
+    assert.equal(created.code, 0, created.stderr)
+    assert.match(created.stdout, /rolebinding\.rbac\.authorization\.k8s\.io\/carol-reader created/)
+    const again = await asAdmin('create', '--validate=false', '-f', file)
+    assert.match(again.stderr, /Error from server \(AlreadyExists\).*rolebindings\.rbac\.authorization\.k8s\.io "carol-reader" already exists/)
+    const moved = await asAdmin('replace', '--validate=false', '-f', await manifest('carol-writer.json', { ...binding, roleRef: { ...binding.roleRef, name: 'writer' } }))
+    assert.notEqual(moved.code, 0)
+    assert.match(moved.stderr, /The RoleBinding "carol-reader" is invalid: roleRef: Invalid value: rbac\.RoleRef\{APIGroup:"rbac\.authorization\.k8s\.io", Kind:"Role", Name:"writer"\}: cannot change roleRef/)
+    const patched = await asAdmin('patch', 'rolebinding', 'carol-reader', '--type=merge', '-p', '{"subjects":[{"kind":"User","name":"dave"}]}')
+    assert.equal(patched.code, 0, patched.stderr)
+    assert.equal((await kubectl('get', 'rolebinding', 'carol-reader', '-o', 'jsonpath={.subjects[0].name}/{.subjects[0].apiGroup}')).stdout, 'dave/rbac.authorization.k8s.io')
+    const deleted = await asAdmin('delete', 'rolebinding', 'carol-reader')
+    assert.match(deleted.stdout, /rolebinding\.rbac\.authorization\.k8s\.io "carol-reader" deleted/)
+    const gone = await kubectl('get', 'rolebinding', 'carol-reader')
+    assert.match(gone.stderr, /Error from server \(NotFound\): rolebindings\.rbac\.authorization\.k8s\.io "carol-reader" not found/)
+  })
+
+  test('kubectl as the service account may not create RoleBindings, nor create in a namespace that does not exist as an admin', async () => {
+    const file = await manifest('eve.json', typed(roleBinding('feast', 'eve-reader', 'reader', [{ kind: 'User', name: 'eve' }])))
+    const denied = await kubectl('create', '--validate=false', '-f', file)
+    assert.match(denied.stderr, /Error from server \(Forbidden\).*cannot create resource "rolebindings"/)
+    const nowhere = await asAdmin('create', '--validate=false', '-n', 'nowhere', '-f', await manifest('nowhere.json', typed(roleBinding('nowhere', 'eve-reader', 'reader', [{ kind: 'User', name: 'eve' }]))))
+    assert.match(nowhere.stderr, /Error from server \(NotFound\).*namespaces "nowhere" not found/)
+  })
+
+  test('the namespaced RBAC that feast-authz operator render emits is accepted by the server\'s validation', async () => {
+    const namespaced = kubernetesRbac('demo', 'feast', ['reader-demo', 'Writer:Demo'], { feastCompatible: true })
+      .filter((object) => object.kind === 'Role' || object.kind === 'RoleBinding')
+    const run = await asAdmin('create', '--validate=false', '-f', await manifest('rendered.json', { apiVersion: 'v1', kind: 'List', items: namespaced }))
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.stdout.trim().split('\n').length, namespaced.length)
+  })
+
+  test('a RoleBinding made with kubectl grants its role to a running kubernetes manager, and deleting it takes the role away', async () => {
+    api.addToken(jwsToken('frank-token'), serviceAccountIdentity('apps', 'frank'))
+    const manager = managerFor(api)
+    try {
+      await manager.warmUp?.()
+      assert.deepEqual((await manager.authenticate(jwsToken('frank-token'))).roles, [])
+      const file = await manifest('frank.json', typed(roleBinding('feast', 'frank-reader', 'reader', [{ kind: 'ServiceAccount', name: 'frank', namespace: 'apps' }])))
+      assert.equal((await asAdmin('create', '--validate=false', '-f', file)).code, 0)
+      await eventually(async () => (await manager.authenticate(jwsToken('frank-token'))).roles.includes('reader'), 'the created binding to reach the informer')
+      assert.equal((await asAdmin('delete', 'rolebinding', 'frank-reader')).code, 0)
+      await eventually(async () => (await manager.authenticate(jwsToken('frank-token'))).roles.length === 0, 'the deletion to reach the informer')
+    } finally {
+      await manager.close()
+    }
   })
 
   test('kubectl get roles shows the marker rule of a Feast role', async () => {
