@@ -146,8 +146,9 @@ export type FakeResource = 'tokenreviews' | 'rolebindings' | 'roles' | 'namespac
 /** An RBAC verb of a resource request. */
 export type FakeVerb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' | 'delete' | 'deletecollection'
 /**
- * A fault in front of an endpoint: an HTTP error status with a `Status` body (a 429 also carries
- * `Retry-After`, as API Priority and Fairness answers), a delay before the real answer, a reset
+ * A fault in front of an endpoint: an HTTP error status with the `Status` body and reason the API
+ * server gives that code (a 403 names the verb; a 429 is API Priority and Fairness's plain-text
+ * answer with `Retry-After`), a delay before the real answer, a reset
  * connection; on watch requests only, `gone` (HTTP 410), `stall` (200 and then silence: no event,
  * no bookmark, never closed), `hang` (no response at all) or `flap` (200 and an immediate end,
  * every time).
@@ -408,6 +409,23 @@ function requestVerb (method: string, byName: boolean, isWatch: boolean): FakeVe
   }
 }
 
+const FLOW_SCHEMA_UID = randomUUID()
+const PRIORITY_LEVEL_UID = randomUUID()
+const REASON_FOR_CODE: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout'
+}
 const NAMESPACE_PATH = /^\/api\/v1\/namespaces(?:\/([^/]+))?$/
 const STARTED = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 const RESOURCE_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/
@@ -467,6 +485,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     })
   }
 
+  /** A failure `Status` (apimachinery meta/v1 Status; an empty reason is omitted, as Go omits it). */
   function statusBody (
     code: number,
     reason: string,
@@ -474,7 +493,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     details?: Record<string, unknown>,
     metadata: Record<string, unknown> = {}
   ): Record<string, unknown> {
-    return { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code }
+    return { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, ...(reason === '' ? {} : { reason }), ...(details === undefined ? {} : { details }), code }
   }
 
   function status (
@@ -618,10 +637,23 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (code === 403) {
       forbidden(res, serviceAccount, verb, endpoint, namespace, name)
     } else if (code === 429) {
-      // API Priority and Fairness: the request was rejected before it was served.
-      status(res, 429, 'TooManyRequests', 'The server is currently unable to handle the request', { retryAfterSeconds: 1 }, { 'retry-after': '1' })
+      // API Priority and Fairness rejects before any handler, with http.Error: plain text, not a Status
+      // (apiserver pkg/server/filters/priority-and-fairness.go tooManyRequests).
+      const text = 'Too many requests, please try again later.\n'
+      res.writeHead(429, {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'retry-after': '1',
+        'x-kubernetes-pf-flowschema-uid': FLOW_SCHEMA_UID,
+        'x-kubernetes-pf-prioritylevel-uid': PRIORITY_LEVEL_UID,
+        'content-length': Buffer.byteLength(text)
+      })
+      res.end(text)
+    } else if (code === 500) {
+      status(res, 500, 'InternalError', 'Internal error occurred: injected failure', { causes: [{ message: 'injected failure' }] })
     } else {
-      status(res, code, code >= 500 ? 'InternalError' : 'BadRequest', `injected failure ${code}`)
+      // apimachinery api/errors reasonForCode; a code it does not know has no reason.
+      status(res, code, REASON_FOR_CODE[code] ?? '', `injected failure ${code}`)
     }
   }
 

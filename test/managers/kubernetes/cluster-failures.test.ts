@@ -89,6 +89,17 @@ describe('when the API server fails', () => {
     assert.equal(line.level, 50)
   })
 
+  test('a 429 from API Priority and Fairness on TokenReview (plain text, not a Status) is a 503 logged as 429, and not remembered', async () => {
+    const token = freshToken()
+    api.setFault('tokenreviews', { status: 429 })
+    const response = await app.call('/whoami', `Bearer ${token}`).finally(() => { api.setFault('tokenreviews', undefined) })
+    assert.equal(response.status, 503)
+    assert.equal(response.body.code, 'cluster_unavailable')
+    assert.ok(Number(response.headers.get('retry-after')) > 0, 'a Retry-After header')
+    assert.ok(lines.some((entry) => entry.status === 429 && entry.reason === 'HTTP 429'), 'a log line with the 429')
+    assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 200)
+  })
+
   test('a 500 on TokenReview is a 503, never a 401', async () => {
     api.setFault('tokenreviews', { status: 500 })
     const response = await app.call('/whoami', `Bearer ${freshToken()}`)

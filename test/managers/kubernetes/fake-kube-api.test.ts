@@ -27,7 +27,8 @@ async function request (api: FakeKubeApi, path: string, body?: unknown, options:
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => { text += chunk })
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }) })
+      const json = String(res.headers['content-type'] ?? '').startsWith('application/json')
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text }) })
     })
     req.on('error', reject)
     req.end(payload)
@@ -313,14 +314,30 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.deepEqual(bookmarks[0].object.roleRef, { apiGroup: '', kind: '', name: '' }, 'an empty object of the kind')
     })
 
-    test('an injected 429 carries Retry-After, as API Priority and Fairness answers', async () => {
+    test('an injected 429 is API Priority and Fairness\'s: plain text with Retry-After, not a Status', async () => {
       api.setFault('rolebindings', { status: 429 })
       try {
-        const { status, headers } = await request(api, BINDINGS)
+        const { status, headers, body } = await request(api, BINDINGS)
         assert.equal(status, 429)
         assert.equal(headers['retry-after'], '1')
+        assert.match(String(headers['content-type']), /^text\/plain/)
+        assert.equal(body, 'Too many requests, please try again later.\n')
       } finally {
         api.setFault('rolebindings', undefined)
+      }
+    })
+
+    test('injected 500, 503 and 504 carry the reason the API server gives each code', async () => {
+      for (const [code, reason] of [[500, 'InternalError'], [503, 'ServiceUnavailable'], [504, 'Timeout']] as const) {
+        api.setFault('rolebindings', { status: code })
+        try {
+          const { status, body } = await request(api, BINDINGS)
+          assert.equal(status, code)
+          assert.equal(body.reason, reason)
+          assert.equal(body.code, code)
+        } finally {
+          api.setFault('rolebindings', undefined)
+        }
       }
     })
   })
