@@ -53,7 +53,10 @@
  *   `roleRef` cannot change (delete the binding and create it again); an update that changes
  *   nothing writes nothing (no new version, no event);
  * - `GET /api/v1/namespaces[/<name>]`: a new cluster's namespaces, the service's, and every one an
- *   object was put in.
+ *   object was put in;
+ * - `labelSelector` and `fieldSelector` (`metadata.name`, `metadata.namespace` only; others 400) on
+ *   lists and watches, and a watch of one object by its path: a watch sees an object that starts
+ *   matching as ADDED and one that stops matching as DELETED.
  *
  * Callers are authenticated and authorized as kube-apiserver does it: `Authorization: Bearer
  * <serviceToken>` (the service's own credential, written into the kubeconfig) is the service
@@ -348,7 +351,14 @@ async function generateTls (): Promise<TlsMaterial> {
 }
 
 type StoredObject = RoleBindingJson | RoleJson
-interface WatchEvent { kind: Kind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: StoredObject, rv: number }
+interface WatchEvent {
+  readonly kind: Kind
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'
+  readonly object: StoredObject
+  /** The object before the change (updates and deletions), for selectors. */
+  readonly prev?: StoredObject | undefined
+  readonly rv: number
+}
 interface Watcher {
   readonly kind: Kind
   readonly namespace: string
@@ -357,6 +367,8 @@ interface Watcher {
   readonly timers: NodeJS.Timeout[]
   /** The version of the last event or bookmark sent (or the one the watch started from). */
   rv: number
+  /** Which objects the watch is about (labelSelector, fieldSelector, a name in the path). */
+  readonly selector: Selector
 }
 
 const AUTHENTICATION_GROUP = 'authentication.k8s.io'
@@ -583,7 +595,9 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const writes = byName === undefined ? ['POST', 'DELETE'] : ['PUT', 'PATCH', 'DELETE']
     if (writes.includes(req.method ?? '')) { writeRequest(req, res, endpoint, namespace, byName, body, requestUrl.searchParams); return }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
-    if (byName !== undefined) {
+    const selector = parseSelectors(requestUrl.searchParams, byName)
+    if (typeof selector === 'string') { status(res, 400, 'BadRequest', selector); return }
+    if (byName !== undefined && !isWatch) {
       const found = stores[endpoint].get(`${namespace}/${byName}`)
       if (found === undefined) { status(res, 404, 'NotFound', `${endpoint}.${RBAC_GROUP} "${byName}" not found`, { name: byName, group: RBAC_GROUP, kind: endpoint }); return }
       sendJson(res, 200, withTypeMeta(endpoint, found))
@@ -594,10 +608,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       if (fault === 'hang') return
       if (fault === 'flap') { res.writeHead(200, { 'content-type': 'application/json' }); res.end(); return }
       if (fault === 'stall') { res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }); res.flushHeaders(); return }
-      watch(req, res, endpoint, namespace, requestUrl.searchParams)
+      watch(req, res, endpoint, namespace, requestUrl.searchParams, selector)
       return
     }
-    await list(res, endpoint, namespace, requestUrl.searchParams)
+    await list(res, endpoint, namespace, requestUrl.searchParams, selector)
   }
 
   /**
@@ -728,7 +742,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
    * server waits for up to 3 s (then 504, as the watch cache's blockTimeout). Pages hold `limit`
    * items in key order and a continue token that reads the rest at the first page's version.
    */
-  async function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): Promise<void> {
+  async function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams, selector: Selector): Promise<void> {
     const limit = queryInt(params, 'limit')
     if (typeof limit === 'string') { status(res, 400, 'BadRequest', limit); return }
     const invalid = listOptionErrors(params)
@@ -765,12 +779,13 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       }
     }
     if (res.destroyed) return
-    const inRange = stateAt(kind, namespace, at).filter((object) => object.metadata.name >= startKey)
+    const inRange = stateAt(kind, namespace, at).filter((object) => object.metadata.name >= startKey && selector.matches(object))
     const page = limit > 0 ? inRange.slice(0, limit) : inRange
     const metadata: Record<string, unknown> = { resourceVersion: String(at) }
     if (page.length < inRange.length) {
       metadata.continue = encodeContinue(at, `${page[page.length - 1]!.metadata.name}\u0000`)
-      metadata.remainingItemCount = inRange.length - page.length
+      // storage.PrepareContinueToken: no count under a selector, as etcd's count includes what it filters out.
+      if (selector.empty) metadata.remainingItemCount = inRange.length - page.length
     }
     sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items: page })
   }
@@ -904,7 +919,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
    * ERROR 410 event. Closed after `timeoutSeconds`, or the server's own timeout (1 to 2 times
    * --min-request-timeout, 1800 s) when none is asked (handlers/get.go handleWatch).
    */
-  function watch (req: IncomingMessage, res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams): void {
+  function watch (req: IncomingMessage, res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams, selector: Selector): void {
     const timeoutSeconds = queryInt(params, 'timeoutSeconds')
     if (typeof timeoutSeconds === 'string') { status(res, 400, 'BadRequest', timeoutSeconds); return }
     const invalidOptions = watchOptionErrors(params)
@@ -924,11 +939,11 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       res.end(errorLine(410, 'Expired', `too old resource version: ${from} (${compactedBefore - 1})`))
       return
     }
-    const watcher: Watcher = { kind, namespace, res, bookmarks: queryBool(params, 'allowWatchBookmarks'), timers: [], rv: from }
+    const watcher: Watcher = { kind, namespace, res, bookmarks: queryBool(params, 'allowWatchBookmarks'), timers: [], rv: from, selector }
     watchers.add(watcher)
     if (from === 0) {
       // "Any" version: the current state as synthetic ADDED events, never the history.
-      for (const object of stateAt(kind, namespace, resourceVersion)) res.write(eventLine({ kind, type: 'ADDED', object, rv: Number(object.metadata.resourceVersion) }))
+      for (const object of stateAt(kind, namespace, resourceVersion)) if (selector.matches(object)) res.write(eventLine({ kind, type: 'ADDED', object, rv: Number(object.metadata.resourceVersion) }))
       watcher.rv = resourceVersion
     } else {
       for (const event of history) {
@@ -952,11 +967,21 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     req.on('close', done)
   }
 
-  /** An event to one watcher, if it is newer than what the watcher has seen (cache_watcher.go process). */
+  /**
+   * An event to one watcher, if it is newer than what the watcher has seen (cache_watcher.go
+   * process), as its selector sees it (convertToWatchEvent): an object that starts matching is
+   * ADDED, one that stops matching DELETED with its previous state, one that never matched nothing.
+   */
   function send (watcher: Watcher, event: WatchEvent): void {
     if (event.rv <= watcher.rv || watcher.res.writableEnded || watcher.res.destroyed) return
+    const now = event.type !== 'DELETED' && watcher.selector.matches(event.object)
+    const before = event.prev !== undefined && watcher.selector.matches(event.prev)
+    let seen: WatchEvent | undefined
+    if (now) seen = { ...event, type: before ? event.type : 'ADDED' }
+    else if (before) seen = { ...event, type: 'DELETED', object: { ...event.prev!, metadata: { ...event.prev!.metadata, resourceVersion: String(event.rv) } } }
+    if (seen === undefined) return
     watcher.rv = event.rv
-    watcher.res.write(eventLine(event))
+    watcher.res.write(eventLine(seen))
   }
 
   /**
@@ -986,8 +1011,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     return `${JSON.stringify({ type: event.type, object: withTypeMeta(event.kind, event.object) })}\n`
   }
 
-  function record (kind: Kind, type: WatchEvent['type'], object: StoredObject): void {
-    const event: WatchEvent = { kind, type, object: structuredClone(object), rv: resourceVersion }
+  function record (kind: Kind, type: WatchEvent['type'], object: StoredObject, prev: StoredObject | undefined): void {
+    const event: WatchEvent = { kind, type, object: structuredClone(object), prev: prev === undefined ? undefined : structuredClone(prev), rv: resourceVersion }
     history.push(event)
     for (const watcher of watchers) {
       if (watcher.kind === kind && watcher.namespace === object.metadata.namespace) send(watcher, event)
@@ -1032,7 +1057,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     delete stored.apiVersion
     delete stored.kind
     stores[kind].set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored)
-    record(kind, existing === undefined ? 'ADDED' : 'MODIFIED', stored)
+    record(kind, existing === undefined ? 'ADDED' : 'MODIFIED', stored, existing)
     return structuredClone(stored)
   }
 
@@ -1044,7 +1069,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     stores[kind].delete(key)
     resourceVersion++
     const last = { ...existing, metadata: { ...existing.metadata, resourceVersion: String(resourceVersion) } }
-    record(kind, 'DELETED', last)
+    record(kind, 'DELETED', last, existing)
     return structuredClone(last)
   }
 
@@ -1677,6 +1702,90 @@ function watchOptionErrors (params: URLSearchParams): FieldError[] {
     if ((params.get('continue') ?? '') !== '') errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'))
   }
   return errors
+}
+
+/** Which objects a request is about. */
+interface Selector {
+  readonly empty: boolean
+  matches (object: StoredObject): boolean
+}
+
+/**
+ * `fieldSelector` (only `metadata.name` and `metadata.namespace`, with `=`, `==`, `!=`:
+ * apimachinery runtime DefaultMetaV1FieldSelectorConversion), `labelSelector` (`=`, `==`, `!=`,
+ * `in`, `notin`, `exists`, `!exists`, `gt`, `lt`: apimachinery labels.Parse) and a name in the
+ * path (a watch of one object: get.go listOpts), or the 400 message of a selector the API server refuses.
+ */
+function parseSelectors (params: URLSearchParams, name: string | undefined): Selector | string {
+  const tests: Array<(object: StoredObject) => boolean> = []
+  const fieldText = params.get('fieldSelector') ?? ''
+  let selectedName: string | undefined
+  for (const term of fieldText === '' ? [] : fieldText.split(',')) {
+    const found = /^([^!=]+)(==|=|!=)(.*)$/.exec(term)
+    if (found === null) return `invalid selector: '${fieldText}'; can't understand '${term}'`
+    const [, field, operator, value] = found as unknown as [string, string, string, string]
+    if (field !== 'metadata.name' && field !== 'metadata.namespace') return `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`
+    if (field === 'metadata.name' && operator !== '!=') selectedName = value
+    const read = (object: StoredObject): string => field === 'metadata.name' ? object.metadata.name : object.metadata.namespace
+    tests.push(operator === '!=' ? (object) => read(object) !== value : (object) => read(object) === value)
+  }
+  if (name !== undefined) {
+    if (fieldText !== '' && selectedName !== name) return 'fieldSelector metadata.name doesn\'t match requested name'
+    tests.push((object) => object.metadata.name === name)
+  }
+  const labelText = params.get('labelSelector') ?? ''
+  for (const requirement of labelText.trim() === '' ? [] : splitRequirements(labelText)) {
+    const parsed = labelRequirement(requirement.trim())
+    if (typeof parsed === 'string') return `unable to parse requirement: ${parsed}`
+    tests.push((object) => parsed(object.metadata.labels ?? {}))
+  }
+  return { empty: tests.length === 0, matches: (object) => tests.every((test) => test(object)) }
+}
+
+/** Label selector requirements, split on the commas outside `( )`. */
+function splitRequirements (text: string): string[] {
+  const parts: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') depth++
+    else if (text[i] === ')') depth--
+    else if (text[i] === ',' && depth === 0) { parts.push(text.slice(start, i)); start = i + 1 }
+  }
+  parts.push(text.slice(start))
+  return parts
+}
+
+const LABEL_KEY = '(?:[a-z0-9A-Z.-]+/)?[a-zA-Z0-9](?:[-a-zA-Z0-9_.]*[a-zA-Z0-9])?'
+const LABEL_VALUE = '(?:[a-zA-Z0-9](?:[-a-zA-Z0-9_.]*[a-zA-Z0-9])?)?'
+
+/** One label selector requirement as a test of an object's labels, or why it does not parse. */
+function labelRequirement (text: string): ((labels: Record<string, string>) => boolean) | string {
+  let found = new RegExp(`^(${LABEL_KEY})\\s+(in|notin)\\s*\\(([^)]*)\\)$`).exec(text)
+  if (found !== null) {
+    const [, key, operator, list] = found as unknown as [string, string, string, string]
+    const values = list.split(',').map((value) => value.trim())
+    if (values.some((value) => !new RegExp(`^${LABEL_VALUE}$`).test(value))) return `invalid label value in: ${text}`
+    return operator === 'in' ? (labels) => key in labels && values.includes(labels[key]!) : (labels) => !(key in labels) || !values.includes(labels[key]!)
+  }
+  found = new RegExp(`^(!?)(${LABEL_KEY})$`).exec(text)
+  if (found !== null) {
+    const [, not, key] = found as unknown as [string, string, string]
+    return not === '!' ? (labels) => !(key in labels) : (labels) => key in labels
+  }
+  found = new RegExp(`^(${LABEL_KEY})\\s*(==|=|!=|>|<)\\s*(${LABEL_VALUE})$`).exec(text)
+  if (found === null) return `found '${text}', expected: identifier, '!', 'in', 'notin', '=', '==', '!=', 'gt' or 'lt'`
+  const [, key, operator, value] = found as unknown as [string, string, string, string]
+  switch (operator) {
+    case '!=': return (labels) => labels[key] !== value
+    case '>':
+    case '<': {
+      if (!/^\d+$/.test(value)) return `for 'Gt', 'Lt' operators, the value must be an integer: ${text}`
+      const bound = Number(value)
+      return (labels) => key in labels && /^-?\d+$/.test(labels[key]!) && (operator === '>' ? Number(labels[key]) > bound : Number(labels[key]) < bound)
+    }
+    default: return (labels) => labels[key] === value
+  }
 }
 
 /** The payload of a JWT-shaped token, or undefined. */

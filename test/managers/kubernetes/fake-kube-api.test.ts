@@ -283,6 +283,27 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.match(body.message, /sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/)
     })
 
+    test('a labelSelector watch sees an object relabelled into it as ADDED and out of it as DELETED with its previous state', async () => {
+      const labelled = (team: string): ReturnType<typeof roleBinding> => ({ ...roleBinding('feast', 'relabelled', 'reader', [{ kind: 'User', name: 'x' }]), metadata: { name: 'relabelled', namespace: 'feast', labels: { team } } })
+      const from = api.putRoleBinding(labelled('blue')).metadata.resourceVersion!
+      const pending = watchLines(api, `${BINDINGS}?watch=true&labelSelector=team%3Dred&resourceVersion=${from}`, 2, 1500)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      api.putRoleBinding(labelled('red'))
+      api.putRoleBinding(labelled('green'))
+      const lines = await pending
+      assert.deepEqual(lines.map((line) => `${line.type as string} ${line.object.metadata.labels.team as string}`), ['ADDED red', 'DELETED red'])
+      assert.ok(Number(lines[1].object.metadata.resourceVersion) > Number(lines[0].object.metadata.resourceVersion), 'the DELETED event at the version of the change')
+    })
+
+    test('a watch of one object by its path sees only that object', async () => {
+      const from = api.putRoleBinding(roleBinding('feast', 'watched-one', 'reader', [{ kind: 'User', name: 'x' }])).metadata.resourceVersion!
+      const pending = watchLines(api, `${BINDINGS}/watched-one?watch=true&resourceVersion=${from}`, 1, 1500)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      api.putRoleBinding(roleBinding('feast', 'watched-other', 'reader', [{ kind: 'User', name: 'x' }]))
+      api.deleteRoleBinding('feast', 'watched-one')
+      assert.deepEqual((await pending).map((line) => `${line.type as string} ${line.object.metadata.name as string}`), ['DELETED watched-one'])
+    })
+
     test('watch=True is a watch too: any value but 0 and false is true', async () => {
       const lines = await watchLines(api, `${BINDINGS}?watch=True&timeoutSeconds=1`, 1, 1500)
       assert.ok(lines.every((line) => line.type === 'ADDED'), 'a stream of events, not a list')
@@ -567,6 +588,24 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
         assert.match(body.message, /^ListOptions\.meta\.k8s\.io "" is invalid: /)
         assert.match(body.message, message)
       }
+    })
+
+    test('selectors filter lists (no remainingItemCount under one); a field other than name or namespace, or a bad label selector, is a 400', async () => {
+      for (const [name, team] of [['sel-a', 'red'], ['sel-b', 'red'], ['sel-c', 'blue']] as const) {
+        api.putRoleBinding({ ...roleBinding('feast', name, 'reader', [{ kind: 'User', name: 'x' }]), metadata: { name, namespace: 'feast', labels: { tier: team } } })
+      }
+      const red = await request(api, `${BINDINGS}?labelSelector=tier%3Dred&limit=1`)
+      assert.deepEqual(red.body.items.map((item: any) => item.metadata.name), ['sel-a'])
+      assert.ok(red.body.metadata.continue)
+      assert.equal(red.body.metadata.remainingItemCount, undefined)
+      const notRed = await request(api, `${BINDINGS}?labelSelector=${encodeURIComponent('tier in (blue,green),tier!=red')}`)
+      assert.deepEqual(notRed.body.items.map((item: any) => item.metadata.name), ['sel-c'])
+      const byName = await request(api, `${BINDINGS}?fieldSelector=metadata.name%3Dsel-b`)
+      assert.deepEqual(byName.body.items.map((item: any) => item.metadata.name), ['sel-b'])
+      const unknown = await request(api, `${BINDINGS}?fieldSelector=roleRef.name%3Dreader`)
+      assert.equal(unknown.status, 400)
+      assert.equal(unknown.body.message, '"roleRef.name" is not a known field selector: only "metadata.name", "metadata.namespace"')
+      assert.equal((await request(api, `${BINDINGS}?labelSelector=${encodeURIComponent('tier in red')}`)).status, 400)
     })
 
     test('resourceVersion and limit must be numbers: 400', async () => {

@@ -148,6 +148,32 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
     }
   })
 
+  test('kubectl get -l selects by label, with equality and set-based selectors', async () => {
+    api.putRoleBinding({ ...roleBinding('feast', 'labelled-reader', 'reader', [{ kind: 'User', name: 'gina' }]), metadata: { name: 'labelled-reader', namespace: 'feast', labels: { 'feast.dev/team': 'data' } } })
+    const run = await kubectl('get', 'rolebindings', '-l', 'feast.dev/team=data', '-o', 'name')
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.stdout.trim(), 'rolebinding.rbac.authorization.k8s.io/labelled-reader')
+    const none = await kubectl('get', 'rolebindings', '-l', 'feast.dev/team notin (data)', '-o', 'name')
+    assert.doesNotMatch(none.stdout, /labelled-reader/)
+  })
+
+  test('kubectl get <name> --watch-only follows that one object (a fieldSelector on metadata.name)', async () => {
+    api.putRoleBinding(roleBinding('feast', 'followed', 'reader', [{ kind: 'User', name: 'hal' }]))
+    const child = spawn('kubectl', ['get', 'rolebinding', 'followed', '--watch-only', '-o', 'jsonpath={.subjects[0].name}{"\\n"}'], { env })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+    try {
+      await eventually(() => api.openWatches('rolebindings') > 0, 'kubectl to open its watch', 30_000)
+      assert.equal(api.lastWatchQuery('rolebindings')?.fieldSelector, 'metadata.name=followed')
+      api.putRoleBinding(roleBinding('feast', 'not-followed', 'reader', [{ kind: 'User', name: 'ivan' }]))
+      api.putRoleBinding(roleBinding('feast', 'followed', 'reader', [{ kind: 'User', name: 'judy' }]))
+      await eventually(() => output.includes('judy'), 'the change to reach kubectl', 30_000)
+      assert.doesNotMatch(output, /ivan/)
+    } finally {
+      child.kill()
+    }
+  })
+
   test('kubectl get roles shows the marker rule of a Feast role', async () => {
     const run = await kubectl('get', 'role', 'reader', '-o', 'jsonpath={.rules[0].resourceNames[0]}')
     assert.equal(run.code, 0, run.stderr)
