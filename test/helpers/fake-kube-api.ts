@@ -19,15 +19,17 @@
  *
  * Served (everything else is 404 with a `Status` body), as kube-apiserver serves it:
  * - discovery: `GET /api`, `/api/v1`, `/apis`, `/apis/<group>/v1`, `/version` (enough for kubectl);
+ *   no OpenAPI documents, so kubectl needs `--validate=false` to write (the server validates);
  * - `POST /apis/authentication.k8s.io/v1/tokenreviews`: the body must decode as an
  *   `authentication.k8s.io/v1` TokenReview (400 otherwise; apiVersion and kind default when
  *   absent; a non-JSON Content-Type is a 415) with a non-empty `spec.token` (400), which is read
  *   as the header `Bearer <token>` is (only what precedes a space counts); registered tokens
- *   authenticate when their audiences intersect `spec.audiences` (or, when the request names none, the API server's own
- *   audience), `status.audiences` is that intersection; a JWT-shaped token past its `exp` or before
- *   its `nbf` is refused; service-account tokens carry `status.user.extra` (pod name and uid,
- *   credential id); an audience-unaware authenticator (a webhook) that answers with other
- *   audiences than requested makes the review a 500 "error validating audiences";
+ *   authenticate when their audiences intersect `spec.audiences` (or, when the request names none,
+ *   the API server's own audience), `status.audiences` is that intersection; a JWT-shaped token
+ *   past its `exp` or before its `nbf` is refused; service-account tokens carry
+ *   `status.user.extra` (pod name and uid, credential id); an audience-unaware authenticator (a
+ *   webhook) that answers with other audiences than requested makes the review a 500 "error
+ *   validating audiences";
  * - `GET .../namespaces/<ns>/rolebindings` and `.../roles` (`rbac.authorization.k8s.io/v1`): lists
  *   with `metadata.resourceVersion`, in key order, paged with `limit`/`continue` (etcd's token:
  *   the rest at the first page's version; from before the last {@link FakeKubeApi.compact}, a 410
@@ -67,6 +69,11 @@
  * is valid for the API server's audience, and holds no permission; any other token is a 401
  * `Unauthorized`; a request without credentials is `system:anonymous`. A request its caller may
  * not make is a 403 `Forbidden` naming the verb, resource and namespace.
+ *
+ * Not emulated (a test needing one must add it, not assume it): OpenAPI, server-side apply, YAML
+ * and protobuf bodies and Accept negotiation (always JSON; no server-side Tables), other resources
+ * than these, RBAC escalation checks on writes, the watch cache's bounded history (only
+ * {@link FakeKubeApi.compact} makes a version too old).
  */
 import { execFile } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
