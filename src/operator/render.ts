@@ -191,12 +191,15 @@ function mapping (value: unknown, path: string[], fail: Fail): Record<string, un
   return value as Record<string, unknown>
 }
 
-/** Refuses a field the resource schema does not have (the API server refuses or drops it). */
-function onlyFields (value: Record<string, unknown>, known: readonly string[], path: string[], fail: Fail): void {
+/**
+ * Refuses a field the resource schema does not have (the API server refuses or drops it), with
+ * a guess at the known name meant, unless `guess` is off: where the one known name is a prefix
+ * of a common other field (`namespace` beside `name`), a guess would mislead.
+ */
+function onlyFields (value: Record<string, unknown>, known: readonly string[], path: string[], fail: Fail, { noun = 'field', guess = true } = {}): void {
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue
-    // With one known field "expected name" says it all; a guess would turn namespace into name.
-    fail([...path, key], known.length === 1 ? `unknown field: expected ${known[0] as string}` : `unknown field${didYouMean(key, known)}: expected one of ${known.join(', ')}`)
+    fail([...path, key], `unknown ${noun}${guess ? didYouMean(key, known) : ''}: expected ${known.length === 1 ? known[0] as string : `one of ${known.join(', ')}`}`)
   }
 }
 
@@ -218,9 +221,7 @@ function authzOf (spec: Record<string, unknown>, name: string, fail: Fail): Auth
   // Absent: Kubernetes auth, as the operator defaults it (spec 5.6.1).
   if (spec.authz === undefined || spec.authz === null) return { kind: 'kubernetes', roles: [] }
   const authz = mapping(spec.authz, ['spec', 'authz'], fail)
-  for (const key of Object.keys(authz)) {
-    if (!['kubernetes', 'oidc', 'noAuth'].includes(key)) fail(['spec', 'authz', key], `unknown member${didYouMean(key, ['kubernetes', 'oidc', 'noAuth'])}: expected one of kubernetes, oidc, noAuth`)
-  }
+  onlyFields(authz, ['kubernetes', 'oidc', 'noAuth'], ['spec', 'authz'], fail, { noun: 'member' })
   if (authz.noAuth !== undefined && typeof authz.noAuth !== 'boolean') fail(['spec', 'authz', 'noAuth'], `expected true or false, got ${describeValue(authz.noAuth)}`)
   const chosen = [
     authz.kubernetes !== undefined ? 'kubernetes' : undefined,
@@ -233,9 +234,7 @@ function authzOf (spec: Record<string, unknown>, name: string, fail: Fail): Auth
   if (chosen[0] === 'noAuth') return { kind: 'no_auth' }
   if (chosen[0] === 'oidc') return { kind: 'oidc', oidc: mapping(authz.oidc, ['spec', 'authz', 'oidc'], fail) }
   const kubernetes = mapping(authz.kubernetes, ['spec', 'authz', 'kubernetes'], fail)
-  for (const key of Object.keys(kubernetes)) {
-    if (key !== 'roles') fail(['spec', 'authz', 'kubernetes', key], `unknown field${didYouMean(key, ['roles'])}: expected roles`)
-  }
+  onlyFields(kubernetes, ['roles'], ['spec', 'authz', 'kubernetes'], fail)
   const roles = kubernetes.roles ?? []
   if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string' && DNS_SUBDOMAIN.test(role))) {
     fail(['spec', 'authz', 'kubernetes', 'roles'], 'expected a list of Role names (lower-case DNS names)')
@@ -254,9 +253,7 @@ function renderOidc (
   fail: Fail
 ): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
   const at = (...path: string[]): string[] => ['spec', 'authz', 'oidc', ...path]
-  for (const key of Object.keys(oidc)) {
-    if (!OIDC_FIELDS.includes(key)) fail(at(key), `unknown field${didYouMean(key, OIDC_FIELDS)}: expected one of ${OIDC_FIELDS.join(', ')}`)
-  }
+  onlyFields(oidc, OIDC_FIELDS, at(), fail)
   const optionalString = (key: string): string | undefined => {
     const value = oidc[key]
     if (value === undefined) return undefined
@@ -279,7 +276,7 @@ function renderOidc (
   let secretValues: OidcSecretValues = {}
   if (oidc.secretRef !== undefined) {
     const ref = mapping(oidc.secretRef, at('secretRef'), fail)
-    onlyFields(ref, ['name'], at('secretRef'), fail)
+    onlyFields(ref, ['name'], at('secretRef'), fail, { guess: false })
     const secretName = ref.name
     if (typeof secretName !== 'string' || !DNS_SUBDOMAIN.test(secretName)) fail(at('secretRef', 'name'), `expected a Secret name, got ${describeValue(secretName)}`)
     const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName)
