@@ -1,5 +1,5 @@
 import { buildPermission, type FieldNames } from '../permissions/define.ts'
-import { PermissionError, type PermissionErrorDetails } from '../permissions/errors.ts'
+import { PermissionError } from '../permissions/errors.ts'
 import type { Action, Permission, Policy, ResourceType } from '../permissions/model.ts'
 import { combinedGroupNamespacePolicy, groupBasedPolicy, namespaceBasedPolicy, roleBasedPolicy } from '../permissions/policy.ts'
 import { ACTION_NUMBERS, PERMISSION_TYPE_NUMBERS, POLICY_ONEOF, type Message } from './schema.ts'
@@ -28,7 +28,8 @@ const PROTO_FIELDS: FieldNames = {
  *   refuse rather than guess that it means "allow everyone";
  * - a name pattern that is not a valid regular expression.
  * An empty `types` list means every type, as in Feast. An empty name, or an empty tag name, is
- * read as Feast reads it: the name only labels the permission in decisions and logs.
+ * read as Feast reads it: the name only labels the permission in decisions and logs. An empty
+ * role, group or namespace in the policy is left out: it can match no principal here.
  */
 export function permissionFromMessage (message: Message<'Permission'>, index: number): ProjectPermission {
   const spec = message.spec ?? {}
@@ -44,7 +45,7 @@ export function permissionFromMessage (message: Message<'Permission'>, index: nu
     const actionList = spec.actions ?? []
     if (actionList.length === 0) fail('actions', 'the permission lists no actions (Feast refuses such a permission too)')
     const actions = actionList.map((value, i): Action => ACTION_NUMBERS[value] ?? fail(`actions[${i}]`, `unknown action number ${value} (this version knows 0..${ACTION_NUMBERS.length - 1}: ${ACTION_NUMBERS.join(', ')})`))
-    const policy = policyOf(spec.policy, where) ?? fail('policy', 'the policy is empty (Feast stores AllowAll this way and cannot load it back either); use a role, group or namespace policy')
+    const policy = policyOf(spec.policy) ?? fail('policy', 'the policy is empty (Feast stores AllowAll this way and cannot load it back either); use a role, group or namespace policy')
     const permission = buildPermission({
       name,
       types,
@@ -64,16 +65,10 @@ export function permissionFromMessage (message: Message<'Permission'>, index: nu
   }
 }
 
-/** The policy of the message; the policy constructors' errors, named with the policy's proto path. */
-function policyOf (policy: Message<'Policy'> | undefined, where: PermissionErrorDetails): Policy | undefined {
+/** The policy of the message: the member of its `policy_type` oneof, if it holds one. */
+function policyOf (policy: Message<'Policy'> | undefined): Policy | undefined {
   const member = policy === undefined ? undefined : policyMember(policy)
-  try {
-    return policy === undefined || member === undefined ? undefined : policyFromMember(policy, member)
-  } catch (error) {
-    if (!(error instanceof PermissionError)) throw error
-    const field = ['policy', member, error.field].filter((part) => part !== undefined).join('.')
-    throw new PermissionError(error.reason, { ...where, field }, error)
-  }
+  return policy === undefined || member === undefined ? undefined : policyFromMember(policy, member)
 }
 
 type PolicyMember = (typeof POLICY_ONEOF)[number]
@@ -88,12 +83,23 @@ function policyMember (policy: Message<'Policy'>): PolicyMember | undefined {
 
 function policyFromMember (policy: Message<'Policy'>, member: PolicyMember): Policy | undefined {
   switch (member) {
-    case 'role_based_policy': return roleBasedPolicy([...(policy.role_based_policy?.roles ?? [])])
-    case 'group_based_policy': return groupBasedPolicy([...(policy.group_based_policy?.groups ?? [])])
-    case 'namespace_based_policy': return namespaceBasedPolicy([...(policy.namespace_based_policy?.namespaces ?? [])])
+    case 'role_based_policy': return roleBasedPolicy(named(policy.role_based_policy?.roles))
+    case 'group_based_policy': return groupBasedPolicy(named(policy.group_based_policy?.groups))
+    case 'namespace_based_policy': return namespaceBasedPolicy(named(policy.namespace_based_policy?.namespaces))
     case 'combined_group_namespace_policy': {
       const combined = policy.combined_group_namespace_policy
-      return combinedGroupNamespacePolicy([...(combined?.groups ?? [])], [...(combined?.namespaces ?? [])])
+      return combinedGroupNamespacePolicy(named(combined?.groups), named(combined?.namespaces))
     }
   }
+}
+
+/**
+ * The non-empty entries of a policy list. Feast's policies take an empty string (a
+ * `roles=os.environ.get("ROLES", "").split(",")` writes one), and a registry holding one is
+ * served by Feast, so it must not stop ours. No principal here ever holds an empty role, group or
+ * namespace (claims and Kubernetes names drop or cannot be empty), so the entry could never
+ * grant: leaving it out changes no decision. `roleBasedPolicy()` in code still refuses it, as a slip.
+ */
+function named (values: readonly string[] | undefined): string[] {
+  return (values ?? []).filter((value) => value !== '')
 }

@@ -92,9 +92,9 @@ describe('a registry file that cannot be used at startup is a startup error nami
 
   it('a registry with an invalid permission, named by project, name and index', () => {
     const good = { spec: { name: 'fine', project: 'demo', actions: ['DESCRIBE'], policy: { role_based_policy: { roles: ['r'] } } } }
-    const bad = { spec: { name: 'empty-role', project: 'demo', actions: ['DESCRIBE'], policy: { role_based_policy: { roles: ['reader', ''] } } } }
+    const bad = { spec: { name: 'bad-pattern', project: 'demo', name_patterns: ['driver_.*', '(unclosed'], actions: ['DESCRIBE'], policy: { role_based_policy: { roles: ['reader'] } } } }
     const bytes = writeFeastRegistry({ permissions: [good, bad], projects: [{ spec: { name: 'demo' } }] })
-    startupFailure(registryFile(bytes), /project "demo": permission \[1\] "empty-role": policy\.role_based_policy\.roles\[1\]: expected a non-empty string, got ""/)
+    startupFailure(registryFile(bytes), /project "demo": permission \[1\] "bad-pattern": name_patterns\[1\]: .*not a valid regular expression/)
   })
 
   it('a registry whose decoded form would exceed the memory budget', () => {
