@@ -51,6 +51,26 @@ export function createFailureReporter (
   }
 }
 
+/**
+ * The 503 of a request whose calls to the API server (a TokenReview, a wait for a review slot,
+ * then the RoleBinding and Role lists before the first sync) took longer together than the one
+ * budget of `requestTimeoutMs`, each call having a timeout of its own. Logged as the failures
+ * above are, at most one line every `intervalMs`, since slow calls that each succeed log nothing.
+ */
+export function createOutOfTimeReporter (
+  logger: AuthLogger,
+  timeoutMs: number,
+  options: { intervalMs?: number, now?: () => number } = {}
+): () => AuthError {
+  const throttle = createLogThrottle(options)
+  const reason = `no answer within requestTimeoutMs (${timeoutMs} ms) for this request`
+  return () => {
+    const { log, suppressed } = throttle('out of time')
+    if (log) logger.error({ reason: 'timed out', ...(suppressed === 0 ? {} : { suppressed }) }, `the Kubernetes API server could not be used to authenticate a request: ${reason}`)
+    return unavailable({ action: 'authentication', permission: '' }, reason)
+  }
+}
+
 /** A short, secret-free description of a client-node failure. */
 export function describeFailure (error: unknown): { status: number | undefined, text: string } {
   if (error instanceof kubernetesClient().ApiException) {

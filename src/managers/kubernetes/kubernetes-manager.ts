@@ -9,6 +9,8 @@ import type { RoleView } from './role-index.ts'
 import { createRoleSource } from './role-source.ts'
 import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
+import { withinDeadline } from '../../base/deadline.ts'
+import { createOutOfTimeReporter } from './api-failure.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, KUBERNETES_OPTION_RULES, type KubernetesTuning } from './tuning.ts'
 import { checkOptions, required } from '../../base/option-rules.ts'
 
@@ -46,6 +48,7 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
   logger.info({ namespace, namespaceSource: source, cluster: connection.description }, `kubernetes auth: roles come from RoleBindings in namespace ${namespace} (from ${source})`)
   if (config.audiences === undefined) warnUnboundAudience(logger, 'auth.audiences')
 
+  const requestTimeoutMs = tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const opaque = config.accept_opaque_tokens === true
   if (opaque) logger.info('auth.accept_opaque_tokens is true: bearer tokens that are not JWTs are sent to TokenReview too (behind the rejection cache and the review cap)')
   const tokens = createCachedTokenReview(connection.kubeConfig, {
@@ -61,9 +64,10 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     logger,
     namespace,
     policy: { allowRulelessRoles: config.allow_ruleless_roles === true, clusterRoles: config.cluster_roles ?? [] },
-    requestTimeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    requestTimeoutMs,
     ...(tuning.now === undefined ? {} : { now: tuning.now })
   })
+  const outOfTime = createOutOfTimeReporter(logger, requestTimeoutMs, tuning.now === undefined ? {} : { now: tuning.now })
 
   /** The token's principal under `view`: built once per token and state of the roles. */
   const principalFor = (reviewed: ReviewedToken, view: RoleView): Principal => {
@@ -74,6 +78,11 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     reviewed.principal = principal
     reviewed.builtFrom = key
     return principal
+  }
+
+  const reviewedPrincipal = async (token: string): Promise<Principal> => {
+    const reviewed = await tokens.review(token)
+    return principalFor(reviewed, bindings.viewNow() ?? await bindings.view())
   }
 
   return {
@@ -90,8 +99,9 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
       if (opaque) requireToken68(token)
       else requireCompactJws(token)
       bindings.start()
-      const reviewed = await tokens.review(token)
-      return principalFor(reviewed, bindings.viewNow() ?? await bindings.view())
+      // One budget for the whole wait: each call below has its own timeout, and before the first
+      // sync a request needs a review and then the paged lists.
+      return await withinDeadline(reviewedPrincipal(token), requestTimeoutMs, outOfTime)
     },
     async warmUp () {
       bindings.start()

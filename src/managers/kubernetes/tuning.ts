@@ -2,7 +2,7 @@ import { func, integer, milliseconds, object, oneOf, required, text, type Option
 
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
-  /** Timeout of each API call. Default 5000 ms. */
+  /** Timeout of each API call, and the most a request waits on the API server in all. Default 5000 ms. */
   readonly requestTimeoutMs?: number
   /** How long a rejected token's 401 is remembered. Default 5000 ms. */
   readonly failureCacheMs?: number

@@ -7,6 +7,7 @@ import { createLogThrottle } from '../../base/observability/throttle.ts'
 import type { Principal } from '../../base/principal.ts'
 import { isCompactJws } from '../../base/jwt-segments.ts'
 import { AuthError, sharedRefusal } from '../../base/errors.ts'
+import { withinDeadline } from '../../base/deadline.ts'
 import type { AuthManager } from '../types.ts'
 import { offerReturnedRefusals } from '../returned-refusals.ts'
 import { principalFromClaims } from './claims.ts'
@@ -112,34 +113,20 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   /**
    * Spec 5.2.9: jwks_request_timeout_seconds bounds how long the provider can hold a request. Each
    * fetch has that timeout, and a token may need several in a row (discovery, then the key set,
-   * then a refetch for an unknown kid): the request gets one budget for all of them. The fetches
-   * themselves run on, shared with the requests that come next.
+   * then a refetch for an unknown kid): the request gets one budget for all of them.
    */
-  const withinBudget = async <T>(work: Promise<T>): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        reject(new AuthError('provider_unavailable', 'the identity provider could not be reached', {
-          cause: new ProviderRequestError(`the identity provider did not answer: timed out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s) for this request`)
-        }))
-      }, timeoutMs)
-      timer.unref()
-    })
-    try {
-      return await Promise.race([work, deadline])
-    } finally {
-      clearTimeout(timer)
-    }
-  }
+  const outOfTime = (): AuthError => new AuthError('provider_unavailable', 'the identity provider could not be reached', {
+    cause: new ProviderRequestError(`the identity provider did not answer: timed out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s) for this request`)
+  })
 
   /** jose, the oracle, for whatever the fast path could not decide (and to fetch keys). */
   const verifyWithJose = async (token: string): Promise<{ payload: Record<string, unknown>, key: PreparedKey | undefined }> => {
     try {
-      const { payload, protectedHeader } = await withinBudget(jwtVerify(
+      const { payload, protectedHeader } = await withinDeadline(jwtVerify(
         token,
         async (header: JWSHeaderParameters, jws: FlattenedJWSInput) => await (await getKeySet()).resolve(header, jws),
         verifyOptions
-      ))
+      ), timeoutMs, outOfTime)
       const candidates = protectedHeader.kid === undefined ? undefined : keySet?.preparedKeys()?.get(protectedHeader.kid)
       return { payload, key: candidates?.length === 1 ? candidates[0] : undefined }
     } catch (error) {

@@ -229,6 +229,29 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     }
   })
 
+  test('a review and first lists that each answer within requestTimeoutMs but not together are a 503 at the budget, and the work runs on for the next request', async () => {
+    api.setFault('rolebindings', undefined)
+    api.addToken(jwsToken('t5'), serviceAccountIdentity('apps', 'alice'))
+    api.putRole(feastRole('feast', 'reader'))
+    api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
+    // 1000 ms, then 1200 ms: each inside its own 1500 ms timeout; one after the other, 2200 ms.
+    api.setFault('tokenreviews', { delayMs: 1000 })
+    api.setFault('rolebindings', { delayMs: 1200 })
+    const { logger, lines } = captureLogs()
+    const manager = managerFor(api, { logger, tuning: FAST })
+    try {
+      const started = performance.now()
+      await assert.rejects(async () => await manager.authenticate(jwsToken('t5')), { code: 'cluster_unavailable', status: 503 })
+      assert.ok(performance.now() - started < 2100, 'answered at the budget, before the calls finished')
+      assert.ok(lines.some((entry) => entry.reason === 'timed out' && /requestTimeoutMs \(1500 ms\)/.test(entry.msg)), 'a log line naming the budget')
+      await eventually(async () => (await manager.authenticate(jwsToken('t5'))).roles.includes('reader'), 'the review and the lists, finished after the 503, to serve the same token')
+    } finally {
+      await manager.close()
+      api.setFault('tokenreviews', undefined)
+      api.setFault('rolebindings', undefined)
+    }
+  })
+
   test('before the first sync a direct list answers, so the first request already has its roles', async () => {
     api.setFault('rolebindings', undefined)
     api.addToken(jwsToken('t2'), serviceAccountIdentity('apps', 'alice'))
