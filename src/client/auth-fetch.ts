@@ -1,5 +1,6 @@
 import type { AuthConfig } from '../config/auth-config.ts'
 import { checkOptions, func, listOf, type OptionRules } from '../base/option-rules.ts'
+import { createRetrier, discard, RETRY_OPTION_RULES, type RetryOptions } from './retry.ts'
 import { createTokenProvider, TOKEN_PROVIDER_OPTION_RULES, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
 
 /** The `fetch` signature wrapped: the global one, or any compatible implementation. */
@@ -8,8 +9,8 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
 /** The wrapped fetch, with the token provider it uses (call `provider.close()` when done). */
 export type AuthFetch = FetchFunction & { readonly provider: TokenProvider }
 
-/** Options of {@link createAuthFetch}: the token provider's, plus what to wrap and where tokens may go. */
-export interface AuthFetchOptions extends TokenProviderOptions {
+/** Options of {@link createAuthFetch}: the token provider's, how to retry, plus what to wrap and where tokens may go. */
+export interface AuthFetchOptions extends TokenProviderOptions, RetryOptions {
   /** The fetch to wrap. Default `globalThis.fetch`. */
   readonly fetch?: FetchFunction | undefined
   /**
@@ -21,9 +22,10 @@ export interface AuthFetchOptions extends TokenProviderOptions {
   readonly allowedOrigins?: readonly string[] | undefined
 }
 
-/** The rules of {@link AuthFetchOptions}: the token provider's, the fetch, and origins given as URLs. */
+/** The rules of {@link AuthFetchOptions}: the token provider's, the retries', the fetch, and origins given as URLs. */
 const AUTH_FETCH_OPTION_RULES: OptionRules = {
   ...TOKEN_PROVIDER_OPTION_RULES,
+  ...RETRY_OPTION_RULES,
   fetch: func(),
   allowedOrigins: listOf({ expected: 'a URL (https://host[:port])', accepts: (value) => typeof value === 'string' && URL.canParse(value) })
 }
@@ -37,7 +39,15 @@ const AUTH_FETCH_OPTION_RULES: OptionRules = {
  *
  * When the server answers 401, the token is dropped from the cache and the request is sent
  * once more with a fresh token, if there is a different one and the body can be sent again
- * (not a one-shot stream). Under `no_auth` requests go out unchanged.
+ * (not a one-shot stream). Under `no_auth` requests go out without a token, otherwise unchanged.
+ *
+ * Transient failures are retried as Feast's Python client retries them: a 429, 500, 502, 503
+ * or 504 answer (and a 413 with `Retry-After`), or a refused or broken connection, to a GET, POST,
+ * PUT or DELETE whose body can be sent again, up to `retries` times (default 3). The first retry
+ * goes at once, the next after 1 s, 2 s, ... (`retryBackoffMs`), or after the `Retry-After` the
+ * server asked for, unless it asks for longer than `maxRetryAfterMs` (default 2 minutes): that
+ * response is returned at once. The caller's AbortSignal cancels a wait, and when the retries run
+ * out the last response is returned, as `fetch` returns any status. `retries: 0` switches this off.
  *
  * @example
  * ```ts
@@ -57,19 +67,28 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
   const baseFetch = options.fetch ?? globalThis.fetch
   const allowed = options.allowedOrigins === undefined ? undefined : new Set(options.allowedOrigins.map((origin) => new URL(origin).origin))
 
+  const retrying = createRetrier(options, options.now ?? Date.now)
+
   const authFetch: FetchFunction = async (input, init) => {
-    if (provider.type === 'no_auth' || (allowed !== undefined && !allowed.has(originOf(input)))) return await baseFetch(input, init)
-    const token = await provider.getToken()
-    if (token === undefined) return await baseFetch(input, init)
-    // A Request's body can be read once: keep a copy for the retry before the first send.
-    const spare = input instanceof Request && input.body !== null ? input.clone() : input
-    const response = await baseFetch(input, withToken(input, init, token))
-    if (response.status !== 401 || !replayable(init)) return response
-    provider.invalidate(token)
-    const fresh = await provider.getToken()
-    if (fresh === undefined || fresh === token) return response
-    await response.body?.cancel()
-    return await baseFetch(spare, withToken(spare, init, fresh))
+    const resendable = replayable(init)
+    // A Request's body can be read once: every send reads a copy, so that one is left for the next.
+    const copy = (): string | URL | Request => input instanceof Request && input.body !== null ? input.clone() : input
+    const sendWith = async (token: string | undefined): Promise<Response> => await baseFetch(copy(), token === undefined ? init : withToken(input, init, token))
+    let replayed = false
+    const send = async (): Promise<Response> => {
+      if (provider.type === 'no_auth' || (allowed !== undefined && !allowed.has(originOf(input)))) return await sendWith(undefined)
+      // Asked at every attempt: the provider caches, and a token refreshed meanwhile is the one sent.
+      const token = await provider.getToken()
+      const response = await sendWith(token)
+      if (token === undefined || response.status !== 401 || replayed || !resendable) return response
+      replayed = true
+      provider.invalidate(token)
+      const fresh = await provider.getToken()
+      if (fresh === undefined || fresh === token) return response
+      await discard(response)
+      return await sendWith(fresh)
+    }
+    return await retrying(send, { method: methodOf(input, init), signal: signalOf(input, init), resendable })
   }
   return Object.assign(authFetch, { provider })
 }
@@ -90,6 +109,16 @@ function replayable (init: RequestInit | undefined): boolean {
   const body = init?.body
   if (body === undefined || body === null) return true
   return !(body instanceof ReadableStream) && typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function'
+}
+
+function methodOf (input: string | URL | Request, init: RequestInit | undefined): string {
+  return init?.method ?? (input instanceof Request ? input.method : 'GET')
+}
+
+/** The signal fetch obeys: one given in `init`, even `null` (none), replaces the Request's. */
+function signalOf (input: string | URL | Request, init: RequestInit | undefined): AbortSignal | undefined {
+  if (init?.signal !== undefined) return init.signal ?? undefined
+  return input instanceof Request ? input.signal : undefined
 }
 
 function originOf (input: string | URL | Request): string {

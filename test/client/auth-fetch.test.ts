@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch.ts'
 import { TokenSourceError } from '../../src/client/errors.ts'
-import type { TokenProvider } from '../../src/client/token-provider.ts'
+import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
 
 interface Sent { url: string, authorization: string | null, init: RequestInit | undefined, body: string | undefined }
 
@@ -15,20 +15,6 @@ function recordingFetch (statuses: number[]): { fetch: FetchFunction, sent: Sent
     return new Response('{}', { status: statuses[Math.min(sent.length - 1, statuses.length - 1)] ?? 200 })
   }
   return { fetch, sent }
-}
-
-/** A token provider that hands out `tokens` in turn, moving on only when invalidated. */
-function scriptedProvider (tokens: string[], type: TokenProvider['type'] = 'oidc'): TokenProvider & { invalidated: number } {
-  let index = 0
-  const provider = {
-    type,
-    invalidated: 0,
-    resolve: async () => type === 'no_auth' ? undefined : { token: tokens[Math.min(index, tokens.length - 1)] as string, source: 'token' as const },
-    getToken: async () => (await provider.resolve())?.token,
-    invalidate: () => { provider.invalidated++; index++; return true },
-    close: () => {}
-  }
-  return provider
 }
 
 describe('createAuthFetch', () => {
