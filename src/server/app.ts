@@ -11,6 +11,7 @@ import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 import { addFeastBooleanKeyword } from './feast-boolean.ts'
+import { acceptJsonBodiesOnly } from './json-body.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
 import { createProjectScopes } from './project-scope.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
@@ -59,6 +60,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     ajv: { customOptions: { coerceTypes: false }, plugins: [addFeastBooleanKeyword] }
   }) as unknown as FastifyInstance
 
+  acceptJsonBodiesOnly(app)
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // FastAPI (Feast's server) answers invalid bodies with 422; so do we.
     if (error.validation !== undefined) {

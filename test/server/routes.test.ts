@@ -318,3 +318,43 @@ describe('rules that need other permissions', () => {
     assert.equal(reply.status, 403)
   })
 })
+
+describe('request bodies an attacker shapes', () => {
+  // Sent by hand: `call` always labels a body application/json.
+  const send = async (contentType: string, body: string): Promise<Reply> => {
+    const response = await fetch(`${url}/get-online-features`, { method: 'POST', headers: { authorization: `Bearer ${tokens.reader}`, 'content-type': contentType }, body })
+    return { status: response.status, headers: response.headers, body: await response.json() }
+  }
+
+  test('a JSON body sent as text/plain is 415, not parsed as a string and answered 422', async () => {
+    const reply = await send('text/plain', JSON.stringify(SERVICE_READ))
+    assert.equal(reply.status, 415)
+    assert.equal(reply.body.error, 'Unsupported Media Type')
+  })
+
+  test('a JSON body labelled with a charset other than UTF-8 is 415, since a proxy reading it in that charset sees another body', async () => {
+    const reply = await send('application/json; charset=utf-16', JSON.stringify(SERVICE_READ))
+    assert.equal(reply.status, 415)
+    assert.match(reply.body.message, /UTF-8/)
+  })
+
+  test('a JSON body labelled UTF-8, in any spelling, is read', async () => {
+    for (const contentType of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'Application/JSON; Charset=utf8']) {
+      assert.equal((await send(contentType, JSON.stringify(SERVICE_READ))).status, 200, contentType)
+    }
+  })
+
+  test('a body with a __proto__ or constructor.prototype key is a 400, never a 500', async () => {
+    for (const body of ['{"__proto__": {"admin": true}, "feature_service": "driver_activity", "entities": {"driver_id": [1001]}}',
+      '{"constructor": {"prototype": {"admin": true}}, "feature_service": "driver_activity", "entities": {"driver_id": [1001]}}']) {
+      const reply = await send('application/json', body)
+      assert.equal(reply.status, 400, body)
+      assert.equal(reply.body.code, 'FST_ERR_CTP_INVALID_JSON_BODY')
+    }
+  })
+
+  test('a body over the limit is 413, read or not', async () => {
+    const reply = await send('application/json', `{"entities": {"driver_id": [${'1,'.repeat(600_000)}1]}}`)
+    assert.equal(reply.status, 413)
+  })
+})
