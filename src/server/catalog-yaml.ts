@@ -209,10 +209,9 @@ function stringList (value: unknown, path: Path, fail: Fail): readonly string[] 
 function tags (value: unknown, path: Path, fail: Fail): Readonly<Record<string, string>> {
   if (value === undefined || value === null) return Object.freeze({})
   const raw = mapping(value, path, fail)
-  const out: Record<string, string> = {}
   for (const [key, tag] of Object.entries(raw)) {
     if (typeof tag !== 'string') fail([...path, key], `expected a string tag value, got ${ConfigError.describe(tag)} (quote numbers and booleans)`)
-    out[key] = tag as string
   }
-  return Object.freeze(out)
+  // fromEntries defines each key: an assignment would take a `__proto__` tag as the prototype and drop it.
+  return Object.freeze(Object.fromEntries(Object.entries(raw)) as Record<string, string>)
 }

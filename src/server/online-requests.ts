@@ -274,10 +274,8 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   })
   const columns = Object.keys(df)
   const rows: SampleRow[] = []
-  for (let i = 0; i < count; i++) {
-    const row: Record<string, unknown> = {}
-    for (const column of columns) row[column] = df[column]?.[i]
-    rows.push(row)
-  }
+  // Defined, not assigned: a column called `__proto__` (a body parser other than Fastify's keeps
+  // one) would otherwise become the row's prototype, and its fields would read as the row's own.
+  for (let i = 0; i < count; i++) rows.push(Object.fromEntries(columns.map((column) => [column, df[column]?.[i]])))
   return rows
 }

@@ -41,8 +41,8 @@ export function createOnlineStore (registry: FeatureCatalog): OnlineStore {
         const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(utcInstant(time))) : defaultTime
         const previous = table.get(key)
         if (previous !== undefined && Date.parse(previous.eventTimestamp) > Date.parse(eventTimestamp)) continue
-        const values: Record<string, unknown> = {}
-        for (const feature of view.features) if (Object.hasOwn(row, feature)) values[feature] = row[feature]
+        // Defined, not assigned: a feature called `__proto__` would otherwise replace the prototype and be lost.
+        const values = Object.fromEntries(view.features.filter((feature) => Object.hasOwn(row, feature)).map((feature) => [feature, row[feature]]))
         table.set(key, { values: { ...previous?.values, ...values }, eventTimestamp })
       }
       return rows.length

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 import { ConfigError } from '../../src/config/errors.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import { viewResource } from '../../src/server/catalog.ts'
+import { decide, permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 
 const load = (yaml: string) => loadYamlCatalogFile({ yaml, source: 'registry.yaml' })
 const VIEW = `project: p
@@ -27,6 +29,14 @@ describe('the registry YAML file', () => {
     const view = load(VIEW).featureView('stats')
     assert.equal(view?.kind, 'FeatureView')
     assert.deepEqual(view?.tags, {})
+  })
+
+  test('a tag called __proto__ is kept as an ordinary tag, so a permission requiring it applies to the view', () => {
+    const view = load(`${VIEW}    tags: {__proto__: restricted, team: drivers}\n`).featureView('stats')
+    assert.ok(view !== undefined)
+    assert.deepEqual(Object.entries(view.tags), [['__proto__', 'restricted'], ['team', 'drivers']])
+    const restricted = permission({ name: 'restricted', requiredTags: JSON.parse('{"__proto__": "restricted"}') as Record<string, string>, actions: 'DESCRIBE', policy: roleBasedPolicy(['reader']) })
+    assert.equal(decide([restricted], { roles: ['reader'], groups: [], namespaces: [] }, viewResource(view, 'p'), ['DESCRIBE']).allowed, true)
   })
 
   test('a bare view name in a feature service stands for all its features', () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { checkMaterializeWindow } from '../../src/server/online-requests.ts'
+import { checkMaterializeWindow, rowsFor, type DataFrame } from '../../src/server/online-requests.ts'
 import { expectError } from '../helpers/errors.ts'
 
 describe('checkMaterializeWindow: times as Feast reads them', () => {
@@ -17,5 +17,14 @@ describe('checkMaterializeWindow: times as Feast reads them', () => {
     assert.equal(new Date(2026, 10, 1).getTimezoneOffset(), -330, 'the zone is set')
     assert.doesNotThrow(() => { checkMaterializeWindow({ start_ts: '2026-11-01T10:00:00Z', end_ts: '2026-11-01T10:30:00' }) })
     expectError(() => { checkMaterializeWindow({ start_ts: '2026-11-01 10:30:00', end_ts: '2026-11-01T10:00:00+00:00' }) }, { statusCode: 422, message: /must be before end_ts/ })
+  })
+})
+
+describe('rowsFor: a data frame as rows', () => {
+  test('a column called __proto__ becomes an ordinary column of each row, never the row\'s prototype', () => {
+    const view = { name: 'v', kind: 'FeatureView', tags: {}, entities: ['id'], features: ['rate'] } as const
+    const [row] = rowsFor(view, JSON.parse('{"id": [1], "__proto__": [{"event_timestamp": "not a time"}]}') as DataFrame)
+    assert.equal(Object.getPrototypeOf(row), Object.prototype)
+    assert.deepEqual(Object.entries(row ?? {}), [['id', 1], ['__proto__', { event_timestamp: 'not a time' }]])
   })
 })
