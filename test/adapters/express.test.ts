@@ -12,7 +12,7 @@ import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
-import { listenOnLoopback } from '../helpers/listen.ts'
+import { listenOnLoopback, rawRequest } from '../helpers/listen.ts'
 
 let provider: TestProvider
 let authz: FeastAuthzExpress
@@ -74,6 +74,13 @@ describe('authenticate (Express)', () => {
     assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="feast", error="invalid_token", error_description="/)
   })
 
+  test('two Authorization headers are refused as the Fastify plugin refuses them, even when the first holds a cached valid token', async () => {
+    assert.equal((await call('/whoami', readerToken)).status, 200)
+    const reply = await rawRequest(baseUrl, { path: '/whoami', headers: ['Authorization', `Bearer ${readerToken}`, 'Authorization', `Bearer ${writerToken}`] })
+    assert.equal(reply.status, 401)
+    assert.equal((JSON.parse(reply.body) as { code: string }).code, 'malformed_header')
+  })
+
   test('routes mounted before authenticate stay public', async () => {
     assert.equal((await call('/health')).status, 200)
   })
@@ -109,6 +116,12 @@ describe('requirePermission (Express)', () => {
     const line = logs.lines.find((entry) => entry.msg === 'permission denied' && entry.username === 'walt')
     assert.equal(line?.level, 30)
     assert.match(String(line?.explanation), /requires roles \[reader\]/)
+  })
+
+  test('HEAD, which Express answers with the GET route, is checked as the GET is', async () => {
+    const headers = { authorization: `Bearer ${writerToken}` }
+    assert.equal((await fetch(`${baseUrl}/views/driver_stats`, { method: 'HEAD', headers })).status, 403)
+    assert.equal((await fetch(`${baseUrl}/views/driver_stats`, { method: 'HEAD', headers: { authorization: `Bearer ${readerToken}` } })).status, 200)
   })
 
   test('without authenticate having run, the check answers 401 with a Bearer challenge', async () => {

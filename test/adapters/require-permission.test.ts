@@ -142,6 +142,11 @@ describe('requirePermission from route config', () => {
     assert.equal(response.json().code, 'permission_denied')
   })
 
+  test('HEAD, which Fastify serves from the GET route, is checked as the GET is', async () => {
+    assert.equal((await app.inject({ method: 'HEAD', url: '/stats', headers: bearer('writer') })).statusCode, 403)
+    assert.equal((await app.inject({ method: 'HEAD', url: '/stats', headers: bearer('reader') })).statusCode, 200)
+  })
+
   test('computed resources see the validated body', async () => {
     const allowed = await app.inject({ method: 'POST', url: '/views', headers: bearer('writer'), payload: { name: 'driver_stats' } })
     assert.equal(allowed.statusCode, 200)

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { oidcAuth, startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
 import { rawToken, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { useOidcApp } from '../../helpers/oidc-app.ts'
+import { rawRequest } from '../../helpers/listen.ts'
 
 // Every malformed, forged or out-of-policy token gets a 401 with an RFC 6750 challenge
 // naming invalid_token and a stable body code: never a 500, never an allow.
@@ -189,7 +189,7 @@ describe('bad Authorization headers', () => {
   })
 
   test('two Authorization headers are rejected as malformed_header, even when both carry a valid token', async () => {
-    const { status, body } = await rawRequest(app.url, ['Authorization', `Bearer ${valid}`, 'Authorization', `Bearer ${valid}`])
+    const { status, body } = await rawRequest(app.url, { path: '/whoami', headers: ['Authorization', `Bearer ${valid}`, 'Authorization', `Bearer ${valid}`] })
     assert.equal(status, 401)
     assert.equal(JSON.parse(body).code, 'malformed_header')
   })
@@ -207,7 +207,7 @@ describe('bad Authorization headers', () => {
   })
 
   test('two Authorization headers differing in case are also rejected', async () => {
-    const { status } = await rawRequest(app.url, ['authorization', 'Basic YWxpY2U6c2VjcmV0', 'AUTHORIZATION', `Bearer ${valid}`])
+    const { status } = await rawRequest(app.url, { path: '/whoami', headers: ['authorization', 'Basic YWxpY2U6c2VjcmV0', 'AUTHORIZATION', `Bearer ${valid}`] })
     assert.equal(status, 401)
   })
 })
@@ -286,22 +286,3 @@ describe('audience and issuer', () => {
     assertRejected(await issuerOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', iss: 'https://elsewhere.example' })}`), 'issuer_mismatch')
   })
 })
-
-/**
- * Sends `GET /whoami` over a bare socket with exactly the header lines given
- * (name, value, name, value...): no client library merges or drops duplicates.
- */
-async function rawRequest (url: string, headers: string[]): Promise<{ status: number, body: string }> {
-  const { port } = new URL(url)
-  const lines = ['GET /whoami HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Connection: close']
-  for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`)
-  const text = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => { socket.end(`${lines.join('\r\n')}\r\n\r\n`) })
-    const chunks: Buffer[] = []
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')) })
-    socket.on('error', reject)
-  })
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])
-  return { status, body: text.slice(text.indexOf('\r\n\r\n') + 4) }
-}
