@@ -117,8 +117,28 @@ export function policyGrants (policy: Policy, principal: PolicySubject): boolean
 }
 
 function hasAny (held: readonly string[], wanted: readonly string[]): boolean {
+  if (held.length > SCANNED_LENGTH && Object.isFrozen(held)) {
+    const index = indexOf(held)
+    for (const value of wanted) if (index.has(value)) return true
+    return false
+  }
   for (const value of wanted) if (held.includes(value)) return true
   return false
+}
+
+// A principal's lists come from the caller's token, and a request checks them once per resource
+// and permission: scanning thousands of roles each time made one listing cost seconds. Longer
+// lists are indexed once; only frozen ones (a principal's), since the index must not go stale.
+const SCANNED_LENGTH = 16
+const indexes = new WeakMap<readonly string[], ReadonlySet<string>>()
+
+function indexOf (held: readonly string[]): ReadonlySet<string> {
+  let index = indexes.get(held)
+  if (index === undefined) {
+    index = new Set(held)
+    indexes.set(held, index)
+  }
+  return index
 }
 
 /** What a policy asks for, as denial explanations say it: `requires roles [reader, writer]`. */
