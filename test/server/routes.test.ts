@@ -353,8 +353,48 @@ describe('request bodies an attacker shapes', () => {
     }
   })
 
+  test('a key given twice counts with its last value, as in Python\'s json, for the check and the read alike', async () => {
+    const reply = await send('application/json', '{"feature_service": "driver_activity", "feature_service": "nope", "entities": {"driver_id": [1001]}}')
+    assert.equal(reply.status, 404)
+    assert.match(reply.body.message, /feature service "nope"/)
+  })
+
   test('a body over the limit is 413, read or not', async () => {
     const reply = await send('application/json', `{"entities": {"driver_id": [${'1,'.repeat(600_000)}1]}}`)
     assert.equal(reply.status, 413)
+  })
+})
+
+describe('the Authorization header an attacker shapes', () => {
+  // Each is refused with a 401 and a well-formed challenge that repeats nothing of what was sent.
+  const hostile: ReadonlyArray<readonly [string, string, string]> = [
+    ['the scheme alone', 'Bearer', 'missing_token'],
+    ['another scheme', 'Basic cmVhZGVyOnNlY3JldA==', 'missing_token'],
+    ['a tab after the scheme', 'Bearer\tXSRFcanary', 'missing_token'],
+    ['two credentials joined by a comma', 'Bearer XSRFcanary, Bearer other', 'malformed_header'],
+    ['two tokens', 'Bearer XSRFcanary other', 'malformed_header'],
+    ['a quote and a latin-1 byte in the token', 'Bearer XSRF"canary\u00e9', 'malformed_header'],
+    ['a token of 16,000 characters, under Node\'s header limit', `Bearer XSRFcanary${'a'.repeat(16_000)}`, 'token_too_long']
+  ]
+  for (const [what, authorization, code] of hostile) {
+    test(`${what}: 401 ${code}, with a challenge that echoes nothing`, async () => {
+      const response = await fetch(`${url}/get-online-features`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(SERVICE_READ) })
+      assert.equal(response.status, 401)
+      assert.equal((await response.json() as { code: string }).code, code)
+      const challenge = response.headers.get('www-authenticate') ?? ''
+      assert.match(challenge, /^Bearer realm="feast"(, error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]*")?$/)
+      assert.doesNotMatch(challenge, /XSRF|canary|cmVhZGVy/)
+    })
+  }
+
+  test('a header over Node\'s limit is a 431 from the HTTP parser, never a 500', async () => {
+    const response = await fetch(`${url}/get-online-features`, { method: 'POST', headers: { authorization: `Bearer ${'a'.repeat(17_000)}` } })
+    assert.equal(response.status, 431)
+  })
+
+  test('a 403 carries RFC 6750\'s insufficient_scope challenge and no description', async () => {
+    const reply = await post('/get-online-features', 'nobody', SERVICE_READ)
+    assert.equal(reply.status, 403)
+    assert.equal(reply.headers.get('www-authenticate'), 'Bearer realm="feast", error="insufficient_scope"')
   })
 })
