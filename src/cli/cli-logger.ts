@@ -3,22 +3,44 @@ import { feastAuthzRedactPaths } from '../base/logging.ts'
 import type { CliIo } from './io.ts'
 
 const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' }
+const ERROR = 50
+
+/** The logger of a one-shot command, and the error lines it holds back until the outcome is known. */
+export interface CliLogger {
+  readonly logger: Logger
+  /** Writes the error lines held back: the command's own output does not report their failure. */
+  release: () => void
+  /** Drops them: the command's verdict reports the same failure (could not decide). */
+  discard: () => void
+}
 
 /**
  * The logger of the one-shot commands: short human lines on stderr
- * (`feast-authz inspect: warning: ...`), warnings and errors only. `verbose` adds debug lines
- * and the fields and stack traces of each entry, for a bug report.
+ * (`feast-authz inspect: warning: ...`), warnings and errors only. A manager logs an outage at
+ * error level for a server's operators; a command that then says "could not decide" has said it
+ * already, so errors wait for {@link CliLogger.release} or {@link CliLogger.discard}. `verbose`
+ * writes every line at once, with debug lines and the fields and stack traces of each entry,
+ * for a bug report.
  */
-export function createCliLogger (io: CliIo, command: string, verbose = false): Logger {
-  return pino({
+export function createCliLogger (io: CliIo, command: string, verbose = false): CliLogger {
+  let held: string[] = []
+  const logger = pino({
     name: 'feast-authz',
     level: verbose ? 'debug' : 'warn',
     redact: { paths: feastAuthzRedactPaths, censor: '[redacted]' }
   }, {
     write (line: string): void {
-      io.stderr(humanLine(command, JSON.parse(line) as Record<string, unknown>, verbose))
+      const entry = JSON.parse(line) as Record<string, unknown>
+      const text = humanLine(command, entry, verbose)
+      if (!verbose && (entry.level as number) >= ERROR) held.push(text)
+      else io.stderr(text)
     }
   })
+  return {
+    logger,
+    release: () => { for (const text of held) io.stderr(text); held = [] },
+    discard: () => { held = [] }
+  }
 }
 
 function humanLine (command: string, entry: Record<string, unknown>, verbose: boolean): string {

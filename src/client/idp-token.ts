@@ -30,6 +30,9 @@ export interface IdpTokenSource {
   close (): void
 }
 
+/** Bound of each discovery and token request when the caller sets none. */
+export const DEFAULT_IDP_TIMEOUT_MS = 10_000
+
 export interface IdpTokenOptions {
   /** Bound of each discovery and token request. Default 10 000 ms. */
   readonly timeoutMs?: number | undefined
@@ -51,7 +54,7 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * a token with neither is not cached.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
-  const timeoutMs = options.timeoutMs ?? 10_000
+  const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
   const now = options.now ?? Date.now
   let agents: ReturnType<typeof createAgents>
   try {

@@ -173,7 +173,7 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', unreachable, '--token-file', tokenFile, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 3)
     assert.equal(stdout, '')
-    assert.match(stderr, /could not decide: provider_unavailable/)
+    assert.match(stderr, /^feast-authz check: could not decide: provider_unavailable: the discovery document of the identity provider could not be fetched: request to http:\/\/127\.0\.0\.1:9\/\.well-known\/openid-configuration failed: ECONNREFUSED\n {2}check that .*jwks_request_timeout_seconds \(2 s\); --debug shows the details\n$/)
   })
 
   test('--token-file - reads the token from standard input', async () => {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
 import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
+import { listenOnLoopback } from '../helpers/listen.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
@@ -65,17 +67,41 @@ describe('feast-authz inspect', () => {
     assert.match(stderr, /token rejected: malformed_token/)
   })
 
-  test('an unreachable provider exits 3 (could not decide) with short human lines, no JSON and no stack', async () => {
+  test('an unreachable provider exits 3 with one verdict: the discovery URL, the reason, what to check and the timeout, and no log lines', async () => {
     const token = await oidc.provider.issue({ preferred_username: 'alice' })
     const { code, stdout, stderr } = await inspect('--config', unreachableConfig(), '--token', token)
     assert.equal(code, 3)
     assert.equal(stdout, '')
-    assert.match(stderr, /^feast-authz inspect: could not decide: provider_unavailable/m)
-    for (const line of stderr.trimEnd().split('\n')) {
-      assert.match(line, /^feast-authz inspect: /, `not a human line: ${line}`)
-      assert.ok(line.length < 400, `line too long: ${line}`)
+    assert.equal(stderr,
+      'feast-authz inspect: could not decide: provider_unavailable: the discovery document of the identity provider could not be fetched: ' +
+      'request to http://127.0.0.1:9/.well-known/openid-configuration failed: ECONNREFUSED\n' +
+      '  check that this machine can reach that URL (DNS, proxy, firewall) and that the provider is up; ' +
+      'requests time out after jwks_request_timeout_seconds (2 s); --debug shows the details\n')
+  })
+
+  test('a key set that cannot be fetched is named as the key set, with its URL', async () => {
+    const discovery = await listenOnLoopback(createServer((_request, response) => {
+      response.setHeader('content-type', 'application/json')
+      response.end(JSON.stringify({ issuer: 'http://127.0.0.1', jwks_uri: 'http://127.0.0.1:9/keys' }))
+    }))
+    try {
+      const path = join(dir, 'keys-unreachable.yaml')
+      writeFileSync(path, `auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${discovery.url}/.well-known/openid-configuration\n`)
+      const { code, stderr } = await inspect('--config', path, '--token', await oidc.provider.issue({ preferred_username: 'alice' }))
+      assert.equal(code, 3)
+      assert.match(stderr, /^feast-authz inspect: could not decide: provider_unavailable: the signing keys of the identity provider could not be fetched: request to http:\/\/127\.0\.0\.1:9\/keys failed: ECONNREFUSED\n {2}check that/)
+    } finally {
+      discovery.server.close()
     }
-    assert.doesNotMatch(stderr, /"level"|\n\s+at /)
+  })
+
+  test('the verdict never shows the user and password of the discovery URL', async () => {
+    const path = join(dir, 'credentials.yaml')
+    writeFileSync(path, 'auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://alice:s3cret@127.0.0.1:9/.well-known/openid-configuration\n')
+    const { code, stderr } = await inspect('--config', path, '--token', await oidc.provider.issue({ preferred_username: 'alice' }))
+    assert.equal(code, 3)
+    assert.match(stderr, /request to http:\/\/127\.0\.0\.1:9\/\.well-known\/openid-configuration failed/)
+    assert.doesNotMatch(stderr, /alice|s3cret/)
   })
 
   test('--verbose adds the stack traces of what failed', async () => {
@@ -83,6 +109,13 @@ describe('feast-authz inspect', () => {
     const { code, stderr } = await inspect('--config', unreachableConfig(), '--token', token, '--verbose')
     assert.equal(code, 3)
     assert.match(stderr, /\n\s+at /)
+  })
+
+  test('--debug adds the log line of the failed discovery before the verdict', async () => {
+    const token = await oidc.provider.issue({ preferred_username: 'alice' })
+    const { code, stderr } = await inspect('--config', unreachableConfig(), '--token', token, '--debug')
+    assert.equal(code, 3)
+    assert.match(stderr, /^feast-authz inspect: error: OIDC discovery failed [^]*^feast-authz inspect: could not decide: /m)
   })
 
   test('a bad configuration exits 2 with the config error', async () => {

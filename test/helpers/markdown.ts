@@ -7,6 +7,8 @@
  *   <!-- guide-token: NAME config=OTHER -->     ... against config OTHER
  *   <!-- guide-principal: NAME -->              the ```json principal `feast-authz inspect` prints for token NAME
  *   <!-- guide-rejection: NAME -->              or the ```json {"status", "code"} the server answers to it
+ *   <!-- guide-output: NAME config=OTHER -->    a ```sh `feast-authz` line and, as `# ` comments, what it prints on
+ *                                               stderr under config OTHER when its provider refuses connections
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -15,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export const DOCS = join(REPO, 'docs')
 
-export type MarkerKind = 'guide-config' | 'guide-token' | 'guide-principal' | 'guide-rejection' | 'guide-example'
+export type MarkerKind = 'guide-config' | 'guide-token' | 'guide-principal' | 'guide-rejection' | 'guide-example' | 'guide-output'
 
 export interface MarkedBlock {
   readonly kind: MarkerKind
@@ -35,7 +37,7 @@ export interface Fence {
   readonly line: number
 }
 
-const MARKER = /^<!--\s*(guide-config|guide-token|guide-principal|guide-rejection|guide-example):\s*([\w.-]+)((?:\s+[\w-]+=[\w.-]+)*)\s*-->\s*$/
+const MARKER = /^<!--\s*(guide-config|guide-token|guide-principal|guide-rejection|guide-example|guide-output):\s*([\w.-]+)((?:\s+[\w-]+=[\w.-]+)*)\s*-->\s*$/
 
 /** The docs this test owns: getting started, troubleshooting, migration notes and the provider guides. */
 export function ownedDocs (): string[] {

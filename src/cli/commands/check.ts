@@ -12,6 +12,7 @@ import { createPrincipal, principalToJSON, type AuthSource, type Principal } fro
 import { didYouMean } from '../../base/did-you-mean.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
+import { reportUndecided } from '../undecided.ts'
 import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
 
@@ -216,10 +217,10 @@ type TokenOutcome = { principal: Principal } | { rejected: string } | { noAuth: 
 /** Authenticates like `feast-authz inspect`; a number is the exit code of a failure already reported. */
 async function principalFromToken (config: string | undefined, token: string, verbose: boolean, io: CliIo): Promise<TokenOutcome | number> {
   const stderr = io.stderr
-  const logger = createCliLogger(io, 'check', verbose)
+  const logs = createCliLogger(io, 'check', verbose)
   let authz
   try {
-    authz = setUpAuthz({ config }, logger)
+    authz = setUpAuthz({ config }, logs.logger)
   } catch (error) {
     if (error instanceof ConfigError) { stderr(`feast-authz check: ${error.message}\n`); return EXIT.usage }
     throw error
@@ -231,13 +232,13 @@ async function principalFromToken (config: string | undefined, token: string, ve
   } catch (error) {
     if (!(error instanceof AuthError)) throw error
     if (error.status === 503) {
-      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
-      stderr(`feast-authz check: could not decide: ${error.code}: ${error.message}${cause}\n`)
-      return EXIT.undecided
+      logs.discard()
+      return reportUndecided(io, 'check', error, authz.config)
     }
     stderr(`feast-authz check: token rejected: ${error.code}: ${error.message}\n`)
     return { rejected: `${error.code}: ${error.message}` }
   } finally {
+    logs.release()
     await authz.manager.close()
   }
 }

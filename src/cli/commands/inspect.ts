@@ -6,6 +6,7 @@ import { principalToJSON } from '../../base/principal.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { explainToken } from '../explain-token.ts'
+import { reportUndecided } from '../undecided.ts'
 import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
@@ -21,8 +22,8 @@ Authenticates the token exactly as the server would and prints the principal
   --explain      also print, on stderr, the token's header and claims (decoded without
                  verification) next to what the configuration expects, with hints; done
                  anyway when the token is rejected
-  --verbose      log details and stack traces (e.g. why the provider could not be reached);
-                 --debug is the same
+  --verbose      also log what the server would log, with details and stack traces
+                 (e.g. each failed request to the provider); --debug is the same
 
 Exit codes: 0 accepted, 1 rejected, 2 usage or configuration error,
 3 could not decide (the identity provider or the cluster could not be reached).
@@ -56,10 +57,10 @@ export const run: CliCommand = async (argv, io) => {
     return reportUsage(io, 'inspect', error)
   }
 
-  const logger = createCliLogger(io, 'inspect', verbose)
+  const logs = createCliLogger(io, 'inspect', verbose)
   let authz
   try {
-    authz = setUpAuthz({ config }, logger)
+    authz = setUpAuthz({ config }, logs.logger)
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz inspect: ${error.message}\n`); return EXIT.usage }
     throw error
@@ -72,14 +73,14 @@ export const run: CliCommand = async (argv, io) => {
   } catch (error) {
     if (!(error instanceof AuthError)) throw error
     if (error.status === 503) {
-      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
-      io.stderr(`feast-authz inspect: could not decide: ${error.code}: ${error.message}${cause}\n`)
-      return EXIT.undecided
+      logs.discard()
+      return reportUndecided(io, 'inspect', error, authz.config)
     }
     io.stderr(`feast-authz inspect: token rejected: ${error.code}: ${error.message}\n\n`)
     io.stderr(explainToken(token, authz.config))
     return EXIT.rejected
   } finally {
+    logs.release()
     await authz.manager.close()
   }
 }

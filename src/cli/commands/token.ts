@@ -1,4 +1,5 @@
 import { TokenSourceError } from '../../client/errors.ts'
+import { DEFAULT_IDP_TIMEOUT_MS } from '../../client/idp-token.ts'
 import { createTokenProvider } from '../../client/token-provider.ts'
 import { loadClientAuthFile } from '../../client/validate.ts'
 import { ConfigError } from '../../config/errors.ts'
@@ -6,6 +7,7 @@ import { placeConfigError, type FeatureStoreFile } from '../../config/feature-st
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
+import { CHECK_PROVIDER } from '../undecided.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz token [--config <client feature_store.yaml>] [--service-account-token-file <path>] [--verbose]
@@ -56,7 +58,7 @@ export const run: CliCommand = async (argv, io) => {
       env: io.env,
       serviceAccountTokenPath,
       // Warnings (verify_ssl: false) go to stderr: stdout carries the token only.
-      logger: createCliLogger(io, 'token', verbose)
+      logger: createCliLogger(io, 'token', verbose).logger
     })
   } catch (caught) {
     // A field the provider could not use (a missing CA bundle) is named where the file sets it.
@@ -75,8 +77,9 @@ export const run: CliCommand = async (argv, io) => {
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
     if (error instanceof TokenSourceError) {
-      io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`)
-      return error.code === 'provider_unavailable' ? EXIT.undecided : EXIT.rejected
+      if (error.code !== 'provider_unavailable') { io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`); return EXIT.rejected }
+      io.stderr(`feast-authz token: ${error.code}: ${error.message}\n  ${CHECK_PROVIDER}; requests time out after ${DEFAULT_IDP_TIMEOUT_MS / 1000} s\n`)
+      return EXIT.undecided
     }
     throw error
   } finally {

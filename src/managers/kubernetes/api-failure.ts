@@ -26,11 +26,13 @@ export function clusterUnavailable (error: unknown, operation: ApiOperation, log
   } else {
     logger.error({ ...extra, status: reason.status, reason: reason.text }, `the Kubernetes API server could not be used for ${operation.action}: ${reason.text}`)
   }
-  return unavailable(operation, reason.text)
+  return unavailable(operation, reason)
 }
 
-function unavailable (operation: ApiOperation, reason: string): AuthError {
-  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new Error(`${operation.action}: ${reason}`) })
+// The cause is what `feast-authz inspect` reports: a refusal names the permission to grant there too.
+function unavailable (operation: ApiOperation, reason: { status: number | undefined, text: string }): AuthError {
+  const missing = reason.status === 403 ? `: the service account lacks the permission ${operation.permission}` : ''
+  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new Error(`${operation.action}: ${reason.text}${missing}`) })
 }
 
 /**
@@ -46,14 +48,14 @@ export function createFailureReporter (
   return (error, operation) => {
     const reason = describeFailure(error)
     const { log, suppressed } = throttle(`${operation.action}|${reason.status ?? reason.text}`)
-    if (!log) return unavailable(operation, reason.text)
+    if (!log) return unavailable(operation, reason)
     return clusterUnavailable(error, operation, logger, suppressed === 0 ? {} : { suppressed })
   }
 }
 
 /**
- * The 503 of a request whose calls to the API server (a TokenReview, a wait for a review slot,
- * then the RoleBinding and Role lists before the first sync) took longer together than the one
+ * The 503 of a request whose calls to the API server (a TokenReview, then, before the first
+ * sync, the RoleBinding and Role lists) took longer together than the one
  * budget of `requestTimeoutMs`, each call having a timeout of its own. Logged as the failures
  * above are, at most one line every `intervalMs`, since slow calls that each succeed log nothing.
  */
@@ -67,7 +69,7 @@ export function createOutOfTimeReporter (
   return () => {
     const { log, suppressed } = throttle('out of time')
     if (log) logger.error({ reason: 'timed out', ...(suppressed === 0 ? {} : { suppressed }) }, `the Kubernetes API server could not be used to authenticate a request: ${reason}`)
-    return unavailable({ action: 'authentication', permission: '' }, reason)
+    return unavailable({ action: 'authentication', permission: '' }, { status: undefined, text: reason })
   }
 }
 

@@ -79,7 +79,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
     } catch (error) {
       const { log, suppressed } = closed ? { log: false, suppressed: 0 } : throttle('discovery')
       if (log) logger.error({ err: error, discovery: urlForLog(config.auth_discovery_url), ...(suppressed > 0 ? { suppressed } : {}) }, 'OIDC discovery failed')
-      throw new AuthError('provider_unavailable', 'the identity provider could not be reached', { cause: error })
+      throw new AuthError('provider_unavailable', 'the discovery document of the identity provider could not be fetched', { cause: error })
     }
     keySet ??= createKeySet(jwksUri, {
       agents,
