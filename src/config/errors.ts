@@ -1,5 +1,6 @@
 import { FeastAuthzError } from '../base/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 
 export interface ConfigErrorDetails {
   source?: string | undefined
@@ -40,5 +41,14 @@ export class ConfigError extends FeastAuthzError {
    */
   static describe (value: unknown, secret = false): string {
     return describeValue(value, secret)
+  }
+
+  /**
+   * ` (did you mean X?)` when one of the `known` names is close to the misspelt `name`, else
+   * nothing, as feast-authz's own files say it: for callers that report their own sections
+   * (the reference server's registry YAML), to put after "unknown key" and the like.
+   */
+  static didYouMean (name: string, known: readonly string[]): string {
+    return didYouMean(name, known)
   }
 }

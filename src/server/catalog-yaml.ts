@@ -60,7 +60,7 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   checkKeys(view, VIEW_KEYS, path, fail)
   const name = nonEmptyString(view.name, [...path, 'name'], fail)
   const kind = view.kind ?? 'FeatureView'
-  if (!(FEATURE_VIEW_KINDS as readonly unknown[]).includes(kind)) fail([...path, 'kind'], `unknown kind ${ConfigError.describe(kind)} (expected one of ${FEATURE_VIEW_KINDS.join(', ')})`)
+  if (!(FEATURE_VIEW_KINDS as readonly unknown[]).includes(kind)) fail([...path, 'kind'], `unknown kind ${ConfigError.describe(kind)}${typeof kind === 'string' ? ConfigError.didYouMean(kind, FEATURE_VIEW_KINDS) : ''} (expected one of ${FEATURE_VIEW_KINDS.join(', ')})`)
   const entities = stringList(view.entities, [...path, 'entities'], fail)
   if (entities.length === 0) fail([...path, 'entities'], 'expected at least one join key, e.g. [driver_id]')
   const features = stringList(view.features, [...path, 'features'], fail)
@@ -97,7 +97,7 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
 function checkSources (view: FeatureViewDef, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): void {
   view.sources?.forEach((source, i) => {
     const found = views.get(source)
-    if (found === undefined) fail([...path, i], `feature view ${JSON.stringify(source)} is not declared under feature_views`)
+    if (found === undefined) fail([...path, i], undeclared(source, views))
     if (found?.kind === 'OnDemandFeatureView') fail([...path, i], `${JSON.stringify(source)} is an OnDemandFeatureView; an on-demand view reads feature views`)
   })
 }
@@ -123,11 +123,11 @@ function parseService (raw: unknown, path: Path, views: ReadonlyMap<string, Feat
   refs.forEach((ref, i) => {
     const [viewName, feature] = splitRef(ref)
     const view = views.get(viewName)
-    if (view === undefined) return fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} is not declared under feature_views`)
+    if (view === undefined) return fail([...path, 'features', i], undeclared(viewName, views))
     if (feature === undefined) {
       for (const name of view.features) features.push({ view: viewName, feature: name })
     } else if (!view.features.includes(feature)) {
-      fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} has no feature ${JSON.stringify(feature)} (it has ${view.features.join(', ')})`)
+      fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} has no feature ${JSON.stringify(feature)}${ConfigError.didYouMean(feature, view.features)} (it has ${view.features.join(', ')})`)
     } else {
       features.push({ view: viewName, feature })
     }
@@ -141,12 +141,12 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
   const out: Record<string, readonly SampleRow[]> = Object.create(null) as Record<string, readonly SampleRow[]>
   for (const [viewName, rows] of Object.entries(byView)) {
     const view = views.get(viewName)
-    if (view === undefined) fail(['sample_rows', viewName], `feature view ${JSON.stringify(viewName)} is not declared under feature_views`)
+    if (view === undefined) fail(['sample_rows', viewName], undeclared(viewName, views))
     const columns = new Set([...(view as FeatureViewDef).entities, ...(view as FeatureViewDef).features, EVENT_TIMESTAMP])
     out[viewName] = list(rows, ['sample_rows', viewName], fail).map((rawRow, i) => {
       const row = mapping(rawRow, ['sample_rows', viewName, i], fail)
       for (const column of Object.keys(row)) {
-        if (!columns.has(column)) fail(['sample_rows', viewName, i, column], `unknown column (expected ${[...columns].join(', ')})`)
+        if (!columns.has(column)) fail(['sample_rows', viewName, i, column], `unknown column${ConfigError.didYouMean(column, [...columns])} (expected ${[...columns].join(', ')})`)
       }
       for (const key of (view as FeatureViewDef).entities) {
         if (row[key] === undefined || row[key] === null) fail(['sample_rows', viewName, i], `missing join key ${JSON.stringify(key)}`)
@@ -173,8 +173,13 @@ function fieldName (path: Path): string {
 
 function checkKeys (value: Readonly<Record<string, unknown>>, allowed: readonly string[], path: Path, fail: Fail): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) fail([...path, key], `unknown key (expected ${allowed.join(', ')})`)
+    if (!allowed.includes(key)) fail([...path, key], `unknown key${ConfigError.didYouMean(key, allowed)} (expected ${allowed.join(', ')})`)
   }
+}
+
+/** The message for a reference to a feature view the file does not declare, with the nearest declared name. */
+function undeclared (name: string, views: ReadonlyMap<string, FeatureViewDef>): string {
+  return `feature view ${JSON.stringify(name)} is not declared under feature_views${ConfigError.didYouMean(name, [...views.keys()])}`
 }
 
 function mapping (value: unknown, path: Path, fail: Fail): Record<string, unknown> {

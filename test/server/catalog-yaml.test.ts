@@ -72,6 +72,34 @@ describe('the registry YAML file', () => {
     assert.throws(() => load(`${VIEW}feature_service: []\n`), /feature_service: unknown key/)
   })
 
+  test('a misspelt top-level key names the file, line and field and the key it was probably meant to be', () => {
+    assert.throws(() => load(`${VIEW}feature_service: []\n`), (error: unknown) => {
+      assert.ok(error instanceof ConfigError)
+      assert.match(error.message, /^registry\.yaml:6:1: feature_service: unknown key \(did you mean feature_services\?\) \(expected project, /)
+      return true
+    })
+  })
+
+  test('a misspelt key of a feature view gets a did-you-mean', () => {
+    assert.throws(() => load(`${VIEW}    push_sorce: p\n`), /registry\.yaml:6:5: feature_views\[0\]\.push_sorce: unknown key \(did you mean push_source\?\)/)
+  })
+
+  test('a misspelt kind gets a did-you-mean', () => {
+    assert.throws(() => load(`${VIEW}    kind: StreamFeatureVeiw\n`), /feature_views\[0\]\.kind: unknown kind "StreamFeatureVeiw" \(did you mean StreamFeatureView\?\)/)
+  })
+
+  test('a misspelt view name in a feature service gets a did-you-mean', () => {
+    assert.throws(() => load(`${VIEW}feature_services:\n  - name: svc\n    features: ["stat:rate"]\n`), /feature_services\[0\]\.features\[0\]: feature view "stat" is not declared under feature_views \(did you mean stats\?\)/)
+  })
+
+  test('a misspelt feature in a feature service gets a did-you-mean', () => {
+    assert.throws(() => load(`${VIEW}feature_services:\n  - name: svc\n    features: ["stats:rat"]\n`), /feature view "stats" has no feature "rat" \(did you mean rate\?\)/)
+  })
+
+  test('a misspelt column of a sample row gets a did-you-mean', () => {
+    assert.throws(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1, rte: 3}\n`), /sample_rows\.stats\[0\]\.rte: unknown column \(did you mean rate\?\)/)
+  })
+
   test('duplicate view names are refused', () => {
     assert.throws(() => load(`${VIEW}  - name: stats\n    entities: [id]\n    features: [x]\n`), /feature_views\[1\]\.name: duplicate feature view "stats"/)
   })
