@@ -123,6 +123,10 @@ const stop = async (): Promise<void> => {
 }
 if (once) {
   await stop()
+  // The lines above name a server, a provider and a file that no longer exist: said, so that
+  // nobody pastes them and wonders why curl cannot connect.
+  note('Stopped (--once): the server, the provider and the scratch feature_store.yaml are gone, so the lines')
+  note('above no longer work. Run `npm start` (without --once) to try them; it serves until Ctrl-C.')
 } else {
   note('Serving until Ctrl-C (DEMO_LOG=info shows every permission decision on stderr).')
   const exit = (): void => { stop().then(() => process.exit(0), () => process.exit(1)) }

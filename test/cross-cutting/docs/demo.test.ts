@@ -33,6 +33,11 @@ describe('the demo (npm start)', () => {
     assert.match(stdout, /GET\s+\/api\/v1\/feature_views\s+401\s+200 \(3 views\)\s+200 \(4 views\)\s+200 \(0 views\)/)
   })
 
+  test('with --once it ends by saying that the lines it printed no longer work, and how to get a server that stays', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--once'], { cwd: ROOT, timeout: 60_000 })
+    assert.match(stdout, /^# Stopped \(--once\): .* are gone, so the lines\n# above no longer work\. Run `npm start` \(without --once\) to try them; it serves until Ctrl-C\.\n$/m)
+  })
+
   test('everything it prints, pasted into a shell, runs: the tokens are set, the curl lines get their answers, inspect prints the reader and check explains the denial; SIGTERM to npm stops the server and removes its scratch file', async (t) => {
     const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
     t.after(() => { if (npm.exitCode === null) npm.kill('SIGTERM') })
