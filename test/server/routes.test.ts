@@ -330,6 +330,29 @@ describe('request bodies an attacker shapes', () => {
     const reply = await send('text/plain', JSON.stringify(SERVICE_READ))
     assert.equal(reply.status, 415)
     assert.equal(reply.body.error, 'Unsupported Media Type')
+    assert.match(reply.body.message, /application\/json/)
+  })
+
+  test('a form-encoded body (curl -d without a Content-Type of its own) is 415', async () => {
+    assert.equal((await send('application/x-www-form-urlencoded', JSON.stringify(SERVICE_READ))).status, 415)
+  })
+
+  test('a JSON body without Content-Type is read as JSON, as Feast reads it (requests.post with data= sends none)', async () => {
+    const response = await fetch(`${url}/get-online-features`, {
+      method: 'POST', headers: { authorization: `Bearer ${tokens.reader}` }, body: new Blob([JSON.stringify(SERVICE_READ)])
+    })
+    assert.equal(response.headers.get('content-type')?.startsWith('application/json'), true)
+    assert.equal(response.status, 200)
+  })
+
+  test('a JSON body labelled application/<name>+json is read as JSON, as Feast reads it', async () => {
+    assert.equal((await send('application/vnd.feast+json', JSON.stringify(SERVICE_READ))).status, 200)
+    assert.equal((await send('application/vnd.feast+json; charset=utf-16', JSON.stringify(SERVICE_READ))).status, 415)
+  })
+
+  test('a body without Content-Type is still checked as JSON: invalid JSON is a 400', async () => {
+    const response = await fetch(`${url}/get-online-features`, { method: 'POST', headers: { authorization: `Bearer ${tokens.reader}` }, body: new Blob(['{"feature_service": ']) })
+    assert.equal(response.status, 400)
   })
 
   test('a JSON body labelled with a charset other than UTF-8 is 415, since a proxy reading it in that charset sees another body', async () => {
