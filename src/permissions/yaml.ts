@@ -39,6 +39,12 @@ const POLICY_KEYS: Readonly<Record<string, readonly string[]>> = {
   allow_all: []
 }
 
+/** The slip of writing a policy's list straight under `policy:` (`roles: [reader]`): name the policy that holds it. */
+function listNamedDirectly (key: string): string {
+  const kind = Object.keys(POLICY_KEYS).find((name) => POLICY_KEYS[name]?.length === 1 && POLICY_KEYS[name][0] === key)
+  return kind === undefined ? '' : ` (did you mean ${kind}: { ${key}: [...] }?)`
+}
+
 /**
  * Reads and validates a permissions YAML file. Throws a PermissionError naming the file, the
  * line, the permission's index and name, and the field.
@@ -117,7 +123,7 @@ function readPolicy (value: unknown, fail: (field: string, message: string) => n
   if (keys.length !== 1) return fail('policy', `expected exactly one policy (${expected}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`)
   const kind = keys[0] as string
   const fields = POLICY_KEYS[kind]
-  if (fields === undefined || !Object.hasOwn(POLICY_KEYS, kind)) return fail(`policy.${kind}`, `unknown policy${didYouMean(kind, Object.keys(POLICY_KEYS))} (expected ${expected})`)
+  if (fields === undefined || !Object.hasOwn(POLICY_KEYS, kind)) return fail(`policy.${kind}`, `unknown policy${didYouMean(kind, Object.keys(POLICY_KEYS)) || listNamedDirectly(kind)} (expected ${expected})`)
   const body = value[kind]
   if (kind === 'allow_all') {
     if (body !== true) fail('policy.allow_all', `expected true, got ${describeValue(body)}`)
