@@ -78,13 +78,22 @@ export interface AuthzSetup {
   close (): void
 }
 
+// A command that makes one decision and exits reads the roles once: informers would only cost
+// watches and, against a cluster that cannot be used, add restart warnings to its verdict.
+const ONE_SHOT: Pick<ManagerOptions, 'kubernetes'> = { kubernetes: { tuning: { informer: { watch: false } } } }
+
 /**
  * Validates the options, reads the `auth` section and builds the manager. With
  * `openRegistry: true` (the adapters), the Feast registry feature_store.yaml names is opened as
  * the permission source when no `permissions` option is given; tools that only authenticate
- * (`inspect`, `check`) leave it false and never read the registry.
+ * (`inspect`, `check`) leave it false and never read the registry, and set `oneShot`: they
+ * authenticate one token and exit.
  */
-export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openRegistry = false }: { readonly openRegistry?: boolean } = {}): AuthzSetup {
+export function setUpAuthz (
+  options: AuthzOptions,
+  logger: AuthLogger,
+  { openRegistry = false, oneShot = false }: { readonly openRegistry?: boolean, readonly oneShot?: boolean } = {}
+): AuthzSetup {
   checkOptions(options, AUTHZ_OPTION_RULES)
   const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
   const { auth, file } = loadAuthConfig(options.config)
@@ -96,7 +105,7 @@ export function setUpAuthz (options: AuthzOptions, logger: AuthLogger, { openReg
   }
   let manager: AuthManager
   try {
-    manager = options.manager ?? createAuthManager(auth, { logger, oidc: options.oidc })
+    manager = options.manager ?? createAuthManager(auth, { logger, oidc: options.oidc, ...(oneShot ? ONE_SHOT : {}) })
   } catch (error) {
     registry?.close()
     // A field the manager could not use (a missing CA bundle, no cluster connection) is named where the file sets it.

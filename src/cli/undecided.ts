@@ -1,5 +1,6 @@
 import type { AuthError } from '../base/errors.ts'
 import type { AuthConfig } from '../config/auth-config.ts'
+import { ApiServerFailure } from '../managers/kubernetes/api-failure.ts'
 import { EXIT, type CliIo } from './io.ts'
 
 /**
@@ -17,8 +18,38 @@ export function reportUndecided (io: CliIo, command: string, error: AuthError, c
 /** What to check when a request to an identity provider (discovery, keys, token endpoint) failed. */
 export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, proxy, firewall) and that the provider is up'
 
+const KUBECONFIG = 'the kubeconfig (KUBECONFIG, else ~/.kube/config)'
+
 function whatToCheck (error: AuthError, config: AuthConfig): string {
-  if (error.code === 'cluster_unavailable') return 'check that this machine can reach the API server of the kubeconfig (KUBECONFIG, else ~/.kube/config) and that it is up'
+  if (error.cause instanceof ApiServerFailure) return whatToCheckOnCluster(error.cause)
+  if (error.code === 'cluster_unavailable') return `check that this machine can reach the API server of ${KUBECONFIG} and that it is up`
   const timeout = config.type === 'oidc' ? `; requests time out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s)` : ''
   return `${CHECK_PROVIDER}${timeout}`
+}
+
+/** Where to look, by how the call to the API server failed; the first line said which call. */
+function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
+  const server = target.server ?? 'the API server'
+  const budget = `each call to it times out after ${duration(target.timeoutMs)} (requestTimeoutMs)`
+  switch (failure.kind) {
+    case 'forbidden':
+      return `the user of ${KUBECONFIG} on ${server} needs that permission (docs/kubernetes.md#rbac-the-service-needs): grant it, or use a kubeconfig whose user has it`
+    case 'unauthorized':
+      return `${server} rejected the credentials of ${KUBECONFIG}: they expired or are for another cluster; get fresh ones`
+    case 'timeout':
+      return `${server} did not answer within ${duration(target.timeoutMs)} (requestTimeoutMs, the limit of each call and of a request's calls together): check that this machine can reach it (VPN, proxy, firewall) and that it is not overloaded`
+    case 'untrusted-certificate':
+      return `the certificate of ${server} is signed by no CA that ${KUBECONFIG} trusts: check the certificate-authority (or certificate-authority-data) of its cluster`
+    case 'tls':
+      return `check that the server address and certificate-authority of ${KUBECONFIG} match the certificate of ${server} (host name, expiry)`
+    case 'http':
+      return `check that ${server} is healthy (it answered ${failure.text}); ${budget}`
+    case 'network':
+    case 'other':
+      return `check that this machine can reach ${server}, the API server of ${KUBECONFIG}, and that it is up; ${budget}`
+  }
+}
+
+function duration (ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
-import type { FakeKubeApi } from './fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from './fake-kube-api.ts'
 import type { AuthLogger } from '../../src/base/logging.ts'
 import { captureLogs } from './logs.ts'
 
@@ -26,4 +26,16 @@ export function managerFor (
     env: {},
     ...extra
   })
+}
+
+/**
+ * A fake API server for namespace `feast` where the service account `apps/alice`, whose token is
+ * `jwsToken('alice-token')`, is bound to the Feast Role `reader`.
+ */
+export async function startClusterWithAliceReader (): Promise<FakeKubeApi> {
+  const api = await startFakeKubeApi({ namespace: 'feast' })
+  api.addToken(jwsToken('alice-token'), serviceAccountIdentity('apps', 'alice'))
+  api.putRole(feastRole('feast', 'reader'))
+  api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
+  return api
 }

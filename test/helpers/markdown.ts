@@ -9,6 +9,9 @@
  *   <!-- guide-rejection: NAME -->              or the ```json {"status", "code"} the server answers to it
  *   <!-- guide-output: NAME config=OTHER -->    a ```sh `feast-authz` line and, as `# ` comments, what it prints on
  *                                               stderr under config OTHER when its provider refuses connections
+ *   <!-- guide-output: NAME config=OTHER server=HOST:PORT -->
+ *                                               ... under a kubernetes config OTHER, when the API server of the
+ *                                               kubeconfig, https://HOST:PORT, refuses connections
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -37,7 +40,7 @@ export interface Fence {
   readonly line: number
 }
 
-const MARKER = /^<!--\s*(guide-config|guide-token|guide-principal|guide-rejection|guide-example|guide-output):\s*([\w.-]+)((?:\s+[\w-]+=[\w.-]+)*)\s*-->\s*$/
+const MARKER = /^<!--\s*(guide-config|guide-token|guide-principal|guide-rejection|guide-example|guide-output):\s*([\w.-]+)((?:\s+[\w-]+=[\w.:-]+)*)\s*-->\s*$/
 
 /** The docs this test owns: getting started, troubleshooting, migration notes and the provider guides. */
 export function ownedDocs (): string[] {

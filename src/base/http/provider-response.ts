@@ -1,5 +1,6 @@
 import type http from 'node:http'
 import { FeastAuthzError } from '../errors.ts'
+import { tlsFailureOf } from './tls-failure.ts'
 
 /** A whole answer of the identity provider: status and body bytes. */
 export interface HttpResponse {
@@ -52,7 +53,7 @@ export function collectResponse (
 /** `where`: origin and path of the request. Timeouts and untrusted TLS certificates get their own wording. */
 export function describeRequestError (error: Error & { code?: string }, where: string): ProviderRequestError {
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return new ProviderRequestError(`request to ${where} timed out`, { cause: error })
-  const tls = error.code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(error.code)
+  const tls = tlsFailureOf(error.code) !== undefined
   const hint = tls ? ' (TLS certificate not trusted: set ca_cert_path to the provider\'s CA, or verify_ssl: false for development only)' : ''
   return new ProviderRequestError(`request to ${where} failed: ${error.code ?? error.message}${hint}`, { cause: error })
 }

@@ -220,7 +220,7 @@ async function principalFromToken (config: string | undefined, token: string, ve
   const logs = createCliLogger(io, 'check', verbose)
   let authz
   try {
-    authz = setUpAuthz({ config }, logs.logger)
+    authz = setUpAuthz({ config }, logs.logger, { oneShot: true })
   } catch (error) {
     if (error instanceof ConfigError) { stderr(`feast-authz check: ${error.message}\n`); return EXIT.usage }
     throw error

@@ -60,7 +60,7 @@ export const run: CliCommand = async (argv, io) => {
   const logs = createCliLogger(io, 'inspect', verbose)
   let authz
   try {
-    authz = setUpAuthz({ config }, logs.logger)
+    authz = setUpAuthz({ config }, logs.logger, { oneShot: true })
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz inspect: ${error.message}\n`); return EXIT.usage }
     throw error

@@ -1,6 +1,9 @@
+import type { KubeConfig } from '@kubernetes/client-node'
 import { kubernetesClient } from './client-library.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
+import { tlsFailureOf } from '../../base/http/tls-failure.ts'
+import { urlForLog } from '../../base/observability/log-safe-url.ts'
 import { createLogThrottle } from '../../base/observability/throttle.ts'
 
 /** What we were doing when the API server failed us, for the log and the missing permission. */
@@ -11,28 +14,71 @@ export interface ApiOperation {
   readonly permission: string
 }
 
+/** Where the calls go and how long each may take: what a person needs to look in the right place. */
+export interface ApiTarget {
+  /** The API server of the kubeconfig's current cluster, as {@link urlForLog} shows it; undefined when it names none. */
+  readonly server: string | undefined
+  /** `requestTimeoutMs`: the timeout of each call, and of a request's calls together. */
+  readonly timeoutMs: number
+}
+
+/**
+ * How a call failed, for the wording of whoever reports it: refused by RBAC (`forbidden`), the
+ * service's own credential rejected (`unauthorized`), another HTTP status (`http`), no answer in
+ * time (`timeout`), a certificate signed by no CA the kubeconfig trusts (`untrusted-certificate`),
+ * another TLS failure (`tls`), no connection (`network`), or anything else (`other`).
+ */
+export type FailureKind = 'forbidden' | 'unauthorized' | 'http' | 'timeout' | 'untrusted-certificate' | 'tls' | 'network' | 'other'
+
+/** A short, secret-free description of a failed call. */
+export interface Failure {
+  readonly status: number | undefined
+  readonly text: string
+  readonly kind: FailureKind
+}
+
+/**
+ * The cause of a 503 `cluster_unavailable`: which call failed, against which server, and how, as
+ * fields a command line can turn into advice. Its message repeats them in one line and, like
+ * everything here, carries neither a credential nor a response body.
+ */
+export class ApiServerFailure extends Error {
+  override readonly name = 'ApiServerFailure'
+
+  constructor (readonly operation: ApiOperation, readonly target: ApiTarget, readonly failure: Failure) {
+    const where = target.server === undefined ? '' : ` at ${target.server}`
+    const missing = failure.kind === 'forbidden' ? `: the service account lacks the permission ${operation.permission}` : ''
+    super(`${operation.action}${where}: ${failure.text}${missing}`)
+  }
+}
+
+/** The {@link ApiTarget} of calls made with `kubeConfig`. */
+export function apiTargetOf (kubeConfig: KubeConfig, timeoutMs: number): ApiTarget {
+  const server = kubeConfig.getCurrentCluster()?.server
+  // A bare origin reads as the kubeconfig writes it: without the `/` of an empty path.
+  return { server: server === undefined || server === '' ? undefined : urlForLog(server).replace(/(\/\/[^/]*)\/$/, '$1'), timeoutMs }
+}
+
 /**
  * Turns any failure to get an answer from the API server (unreachable, timeout, 401 on the
  * service's own credential, 403, 5xx) into a 503 `cluster_unavailable`, and logs why.
  * A 403 names the permission the service account lacks. Never logs the exception's
  * message: client-node embeds response bodies and headers in it.
  */
-export function clusterUnavailable (error: unknown, operation: ApiOperation, logger: AuthLogger, extra: Record<string, unknown> = {}): AuthError {
-  const reason = describeFailure(error)
-  if (reason.status === 403) {
+function clusterUnavailable (failure: Failure, operation: ApiOperation, target: ApiTarget, logger: AuthLogger, extra: Record<string, unknown>): AuthError {
+  if (failure.status === 403) {
     logger.error({ ...extra, status: 403, missingPermission: operation.permission }, `the Kubernetes API server refused ${operation.action}: the service account lacks the permission ${operation.permission} (see docs/kubernetes.md)`)
-  } else if (reason.status === 401) {
+  } else if (failure.status === 401) {
     logger.error({ ...extra, status: 401 }, `the Kubernetes API server rejected the service's own credentials during ${operation.action}: check the kubeconfig or the mounted service-account token`)
   } else {
-    logger.error({ ...extra, status: reason.status, reason: reason.text }, `the Kubernetes API server could not be used for ${operation.action}: ${reason.text}`)
+    logger.error({ ...extra, status: failure.status, reason: failure.text, server: target.server }, `the Kubernetes API server could not be used for ${operation.action}: ${failure.text}`)
   }
-  return unavailable(operation, reason)
+  return unavailable(operation, target, failure)
 }
 
 // The cause is what `feast-authz inspect` reports: a refusal names the permission to grant there too.
-function unavailable (operation: ApiOperation, reason: { status: number | undefined, text: string }): AuthError {
-  const missing = reason.status === 403 ? `: the service account lacks the permission ${operation.permission}` : ''
-  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new Error(`${operation.action}: ${reason.text}${missing}`) })
+function unavailable (operation: ApiOperation, target: ApiTarget, failure: Failure): AuthError {
+  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new ApiServerFailure(operation, target, failure) })
 }
 
 /**
@@ -42,14 +88,15 @@ function unavailable (operation: ApiOperation, reason: { status: number | undefi
  */
 export function createFailureReporter (
   logger: AuthLogger,
+  target: ApiTarget,
   options: { intervalMs?: number, now?: () => number } = {}
 ): (error: unknown, operation: ApiOperation) => AuthError {
   const throttle = createLogThrottle(options)
   return (error, operation) => {
-    const reason = describeFailure(error)
-    const { log, suppressed } = throttle(`${operation.action}|${reason.status ?? reason.text}`)
-    if (!log) return unavailable(operation, reason)
-    return clusterUnavailable(error, operation, logger, suppressed === 0 ? {} : { suppressed })
+    const failure = describeFailure(error)
+    const { log, suppressed } = throttle(`${operation.action}|${failure.status ?? failure.text}`)
+    if (!log) return unavailable(operation, target, failure)
+    return clusterUnavailable(failure, operation, target, logger, suppressed === 0 ? {} : { suppressed })
   }
 }
 
@@ -58,32 +105,40 @@ export function createFailureReporter (
  * sync, the RoleBinding and Role lists) took longer together than the one
  * budget of `requestTimeoutMs`, each call having a timeout of its own. Logged as the failures
  * above are, at most one line every `intervalMs`, since slow calls that each succeed log nothing.
+ * `operation` is the call the request was waiting for when its time ran out.
  */
 export function createOutOfTimeReporter (
   logger: AuthLogger,
-  timeoutMs: number,
+  target: ApiTarget,
   options: { intervalMs?: number, now?: () => number } = {}
-): () => AuthError {
+): (operation: ApiOperation) => AuthError {
   const throttle = createLogThrottle(options)
-  const reason = `no answer within requestTimeoutMs (${timeoutMs} ms) for this request`
-  return () => {
+  const reason = `no answer within requestTimeoutMs (${target.timeoutMs} ms) for this request`
+  return (operation) => {
     const { log, suppressed } = throttle('out of time')
-    if (log) logger.error({ reason: 'timed out', ...(suppressed === 0 ? {} : { suppressed }) }, `the Kubernetes API server could not be used to authenticate a request: ${reason}`)
-    return unavailable({ action: 'authentication', permission: '' }, { status: undefined, text: reason })
+    if (log) logger.error({ reason: 'timed out', waitingFor: operation.action, ...(suppressed === 0 ? {} : { suppressed }) }, `the Kubernetes API server could not be used to authenticate a request: ${reason}`)
+    return unavailable(operation, target, { status: undefined, text: reason, kind: 'timeout' })
   }
 }
 
 /** A short, secret-free description of a client-node failure. */
-export function describeFailure (error: unknown): { status: number | undefined, text: string } {
-  if (error instanceof kubernetesClient().ApiException) {
-    return { status: error.code, text: `HTTP ${error.code}${error.code === 403 ? ' (forbidden)' : ''}` }
-  }
+export function describeFailure (error: unknown): Failure {
+  if (error instanceof kubernetesClient().ApiException) return httpFailure(error.code)
   if (error instanceof Error) {
-    if (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { type?: unknown }).type === 'request-timeout') return { status: undefined, text: 'timed out' }
+    if (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { type?: unknown }).type === 'request-timeout') return { status: undefined, text: 'timed out', kind: 'timeout' }
     const code = (error as NodeJS.ErrnoException).code
     const status = (error as { statusCode?: unknown }).statusCode
-    if (typeof status === 'number') return { status, text: `HTTP ${status}` }
-    return { status: undefined, text: typeof code === 'string' ? `unreachable (${code})` : error.name }
+    if (typeof status === 'number') return httpFailure(status)
+    if (typeof code !== 'string') return { status: undefined, text: error.name, kind: 'other' }
+    const tls = tlsFailureOf(code)
+    if (tls === 'untrusted') return { status: undefined, text: `TLS certificate not trusted (${code})`, kind: 'untrusted-certificate' }
+    if (tls === 'other') return { status: undefined, text: `TLS failed (${code})`, kind: 'tls' }
+    return { status: undefined, text: `unreachable (${code})`, kind: 'network' }
   }
-  return { status: undefined, text: 'unknown failure' }
+  return { status: undefined, text: 'unknown failure', kind: 'other' }
+}
+
+function httpFailure (status: number): Failure {
+  if (status === 403) return { status, text: 'HTTP 403 (forbidden)', kind: 'forbidden' }
+  return { status, text: `HTTP ${status}`, kind: status === 401 ? 'unauthorized' : 'http' }
 }

@@ -10,7 +10,8 @@ import { createRoleSource } from './role-source.ts'
 import { warnUnboundAudience } from './service-account-tokens.ts'
 import { resolveServiceNamespace } from './service-namespace.ts'
 import { withinDeadline } from '../../base/deadline.ts'
-import { createOutOfTimeReporter } from './api-failure.ts'
+import { apiTargetOf, createOutOfTimeReporter, type ApiOperation } from './api-failure.ts'
+import { TOKEN_REVIEW } from './token-review.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, KUBERNETES_OPTION_RULES, type KubernetesTuning } from './tuning.ts'
 import { checkOptions, required } from '../../base/option-rules.ts'
 
@@ -67,7 +68,7 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     requestTimeoutMs,
     ...(tuning.now === undefined ? {} : { now: tuning.now })
   })
-  const outOfTime = createOutOfTimeReporter(logger, requestTimeoutMs, tuning.now === undefined ? {} : { now: tuning.now })
+  const outOfTime = createOutOfTimeReporter(logger, apiTargetOf(connection.kubeConfig, requestTimeoutMs), tuning.now === undefined ? {} : { now: tuning.now })
 
   /** The token's principal under `view`: built once per token and state of the roles. */
   const principalFor = (reviewed: ReviewedToken, view: RoleView): Principal => {
@@ -80,8 +81,10 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     return principal
   }
 
-  const reviewedPrincipal = async (token: string): Promise<Principal> => {
+  /** `waiting.for` follows the request from call to call, so that running out of time names the one it was in. */
+  const reviewedPrincipal = async (token: string, waiting: { for: ApiOperation }): Promise<Principal> => {
     const reviewed = await tokens.review(token)
+    waiting.for = bindings.listing
     return principalFor(reviewed, bindings.viewNow() ?? await bindings.view())
   }
 
@@ -101,7 +104,8 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
       bindings.start()
       // One budget for the whole wait: each call below has its own timeout, and before the first
       // sync a request needs a review and then the paged lists.
-      return await withinDeadline(reviewedPrincipal(token), requestTimeoutMs, outOfTime)
+      const waiting = { for: TOKEN_REVIEW }
+      return await withinDeadline(reviewedPrincipal(token, waiting), requestTimeoutMs, () => outOfTime(waiting.for))
     },
     async warmUp () {
       bindings.start()

@@ -1,6 +1,6 @@
 import type { KubeConfig, V1Role, V1RoleBinding } from '@kubernetes/client-node'
 import type { AuthLogger } from '../../base/logging.ts'
-import { createFailureReporter } from './api-failure.ts'
+import { apiTargetOf, createFailureReporter, type ApiOperation } from './api-failure.ts'
 import { kubernetesClient } from './client-library.ts'
 import { createSupervisor } from './informer-supervisor.ts'
 import { runInformer, type InformerSink } from './namespaced-informer.ts'
@@ -31,7 +31,7 @@ export interface RoleSourceStatus {
 
 /** The Feast roles granted in the service namespace, kept current by informers. */
 export interface RoleSource {
-  /** Starts the informers (idempotent, returns at once). */
+  /** Starts the informers (idempotent, returns at once; nothing when `watch` is false). */
   start (): void
   /** Resolves once the first attempt has synced or failed. Never rejects. */
   settled (): Promise<void>
@@ -45,6 +45,8 @@ export interface RoleSource {
   status (): RoleSourceStatus
   /** The live index (for tests and health). */
   readonly index: RoleIndex
+  /** The direct list {@link view} makes, and the permission it needs. */
+  readonly listing: ApiOperation
   stop (): Promise<void>
 }
 
@@ -66,7 +68,8 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
   const directListTtlMs = options.directListTtlMs ?? 1000
   const permission = PERMISSION(namespace)
   const api = withSharedAgent(kubeConfig).makeApiClient(kubernetesClient().RbacAuthorizationV1Api)
-  const report = createFailureReporter(logger)
+  const report = createFailureReporter(logger, apiTargetOf(kubeConfig, options.requestTimeoutMs))
+  const listing: ApiOperation = { action: `list RoleBindings and Roles in namespace ${namespace}`, permission }
   // client-node's Watch sets no timeout: bound the wait for the watch's response headers
   // (node-fetch clears this timeout once they arrive, so the stream itself is not cut).
   const watchConfig: KubeConfig = Object.create(kubeConfig)
@@ -171,7 +174,7 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
         direct = { view: fresh, expiresAt: now() + directListTtlMs }
         return fresh
       } catch (error) {
-        throw report(error, { action: `list RoleBindings and Roles in namespace ${namespace}`, permission })
+        throw report(error, listing)
       } finally {
         directPending = undefined
       }
@@ -187,12 +190,14 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
     return undefined
   }
 
+  const watch = options.watch ?? true
   return {
-    start: supervisor.start,
-    settled: supervisor.settled,
+    start: watch ? supervisor.start : () => {},
+    settled: watch ? supervisor.settled : async () => {},
     viewNow,
     view: async () => viewNow() ?? await directView(),
     index,
+    listing,
     status () {
       const synced = supervisor.synced()
       const lastSyncAt = supervisor.lastSyncAt()

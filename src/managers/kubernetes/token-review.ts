@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { AuthLogger } from '../../base/logging.ts'
 import { elapsedMs, tokenReviewChannel, type TokenReviewEvent } from '../../base/observability/channels.ts'
 import { AuthError } from '../../base/errors.ts'
-import { createFailureReporter } from './api-failure.ts'
+import { apiTargetOf, createFailureReporter, type ApiOperation } from './api-failure.ts'
 import { namespacesOf, type ReviewedIdentity } from './identity.ts'
 import { kubernetesClient } from './client-library.ts'
 import { withTimeout } from './request-timeout.ts'
@@ -19,7 +19,11 @@ export interface TokenReviewOptions {
 /** Asks the API server who a token belongs to. Rejects with an AuthError (401 or 503). */
 export type TokenReviewer = (token: string) => Promise<ReviewedIdentity>
 
-const PERMISSION = 'create tokenreviews.authentication.k8s.io (cluster-wide, e.g. through the ClusterRole system:auth-delegator)'
+/** The call a TokenReviewer makes, and the permission it needs. */
+export const TOKEN_REVIEW: ApiOperation = {
+  action: 'TokenReview',
+  permission: 'create tokenreviews.authentication.k8s.io (cluster-wide, e.g. through the ClusterRole system:auth-delegator)'
+}
 
 /**
  * A {@link TokenReviewer} over `authentication.k8s.io/v1` TokenReview. Identity comes only
@@ -29,7 +33,7 @@ const PERMISSION = 'create tokenreviews.authentication.k8s.io (cluster-wide, e.g
 export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenReviewOptions): TokenReviewer {
   const api = kubeConfig.makeApiClient(kubernetesClient().AuthenticationV1Api)
   const audiences = options.audiences === undefined ? undefined : [...options.audiences]
-  const report = createFailureReporter(options.logger)
+  const report = createFailureReporter(options.logger, apiTargetOf(kubeConfig, options.timeoutMs))
   return async (token) => {
     let review: V1TokenReview
     const startedAt = performance.now()
@@ -38,7 +42,7 @@ export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenRevie
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences === undefined ? {} : { audiences }) } }
       }, withTimeout(options.timeoutMs))
     } catch (error) {
-      const failure = audienceValidationFailure(error, audiences) ?? report(error, { action: 'TokenReview', permission: PERMISSION })
+      const failure = audienceValidationFailure(error, audiences) ?? report(error, TOKEN_REVIEW)
       if (tokenReviewChannel.hasSubscribers) tokenReviewChannel.publish({ outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies TokenReviewEvent)
       throw failure
     }

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { createFailureReporter, describeFailure } from '../../../src/managers/kubernetes/api-failure.ts'
+import { ApiServerFailure, apiTargetOf, createFailureReporter, createOutOfTimeReporter, describeFailure } from '../../../src/managers/kubernetes/api-failure.ts'
 import { kubernetesClient } from '../../../src/managers/kubernetes/client-library.ts'
 import { captureLogs } from '../../helpers/logs.ts'
 
 // The instance feast-authz loads (under tsx, a static import would be a second copy of the package).
 const { ApiException } = kubernetesClient()
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000 }
 
 describe('API failures', () => {
   test('every failure becomes a 503 cluster_unavailable', () => {
-    const report = createFailureReporter(captureLogs().logger)
+    const report = createFailureReporter(captureLogs().logger, TARGET)
     for (const error of [new ApiException(500, 'boom', '{}', {}), new ApiException(403, 'no', '{}', {}), Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })]) {
       const failure = report(error, REVIEW)
       assert.equal(failure.code, 'cluster_unavailable')
@@ -20,7 +21,7 @@ describe('API failures', () => {
 
   test('the log never carries the exception message, which embeds response bodies', () => {
     const { logger, lines } = captureLogs()
-    createFailureReporter(logger)(new ApiException(500, 'body: {"spec":{"token":"secret-token"}}', '{"spec":{"token":"secret-token"}}', {}), REVIEW)
+    createFailureReporter(logger, TARGET)(new ApiException(500, 'body: {"spec":{"token":"secret-token"}}', '{"spec":{"token":"secret-token"}}', {}), REVIEW)
     assert.equal(lines.length, 1)
     assert.doesNotMatch(JSON.stringify(lines), /secret-token/)
   })
@@ -28,7 +29,7 @@ describe('API failures', () => {
   test('repeated failures of one kind are logged once per interval, then with the count suppressed', () => {
     let time = 0
     const { logger, lines } = captureLogs()
-    const report = createFailureReporter(logger, { intervalMs: 10_000, now: () => time })
+    const report = createFailureReporter(logger, TARGET, { intervalMs: 10_000, now: () => time })
     for (let i = 0; i < 3; i++) report(new ApiException(500, 'x', '', {}), REVIEW)
     assert.equal(lines.length, 1)
     report(new ApiException(403, 'x', '', {}), REVIEW) // another kind: logged at once
@@ -42,6 +43,51 @@ describe('API failures', () => {
   test('describeFailure names timeouts and network errors without their messages', () => {
     assert.equal(describeFailure(Object.assign(new Error('x'), { name: 'AbortError' })).text, 'timed out')
     assert.equal(describeFailure(Object.assign(new Error('x'), { code: 'ECONNRESET' })).text, 'unreachable (ECONNRESET)')
-    assert.deepEqual(describeFailure(new ApiException(403, 'x', '', {})), { status: 403, text: 'HTTP 403 (forbidden)' })
+    assert.deepEqual(describeFailure(new ApiException(403, 'x', '', {})), { status: 403, text: 'HTTP 403 (forbidden)', kind: 'forbidden' })
+  })
+
+  test('describeFailure tells a certificate signed by no trusted CA from other TLS failures', () => {
+    assert.deepEqual(describeFailure(Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' })), { status: undefined, text: 'TLS certificate not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)', kind: 'untrusted-certificate' })
+    assert.deepEqual(describeFailure(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' })), { status: undefined, text: 'TLS failed (ERR_TLS_CERT_ALTNAME_INVALID)', kind: 'tls' })
+  })
+
+  test('the cause of the 503 names the call, the API server and how it failed', () => {
+    const failure = createFailureReporter(captureLogs().logger, TARGET)(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), REVIEW)
+    assert.ok(failure.cause instanceof ApiServerFailure)
+    assert.equal(failure.cause.message, 'TokenReview at https://kube.example.com:6443: unreachable (ECONNREFUSED)')
+    assert.deepEqual({ target: failure.cause.target, kind: failure.cause.failure.kind }, { target: TARGET, kind: 'network' })
+  })
+
+  test('the cause of a 403 names the permission the service account lacks', () => {
+    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    assert.equal((failure.cause as Error).message, 'TokenReview at https://kube.example.com:6443: HTTP 403 (forbidden): the service account lacks the permission create tokenreviews.authentication.k8s.io')
+  })
+
+  test('a request out of time names the call it was waiting for', () => {
+    const failure = createOutOfTimeReporter(captureLogs().logger, TARGET)({ action: 'list RoleBindings and Roles in namespace feast', permission: 'list' })
+    assert.equal((failure.cause as Error).message, 'list RoleBindings and Roles in namespace feast at https://kube.example.com:6443: no answer within requestTimeoutMs (5000 ms) for this request')
+    assert.equal((failure.cause as ApiServerFailure).failure.kind, 'timeout')
+  })
+
+  test('the API server is named without the user, password, query or trailing slash the kubeconfig gives it', () => {
+    const kubeConfig = new (kubernetesClient().KubeConfig)()
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://admin:s3cret@kube.example.com:6443/?token=abc', skipTLSVerify: false }],
+      users: [{ name: 'u', token: 'user-token' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x'
+    })
+    assert.deepEqual(apiTargetOf(kubeConfig, 1234), { server: 'https://kube.example.com:6443', timeoutMs: 1234 })
+  })
+
+  test('a path after the API server\'s host, as proxies to a cluster use, is kept', () => {
+    const kubeConfig = new (kubernetesClient().KubeConfig)()
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://rancher.example.com/k8s/clusters/c-1', skipTLSVerify: false }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x'
+    })
+    assert.equal(apiTargetOf(kubeConfig, 5000).server, 'https://rancher.example.com/k8s/clusters/c-1')
   })
 })

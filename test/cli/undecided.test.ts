@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { AuthError } from '../../src/base/errors.ts'
+import { reportUndecided } from '../../src/cli/undecided.ts'
+import { createFailureReporter, createOutOfTimeReporter } from '../../src/managers/kubernetes/api-failure.ts'
+import { kubernetesClient } from '../../src/managers/kubernetes/client-library.ts'
+import { captureLogs } from '../helpers/logs.ts'
+
+// What the second line of a "could not decide" says for each way a call to the API server fails.
+const { ApiException } = kubernetesClient()
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500 }
+const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
+
+function hintFor (error: AuthError): string {
+  let stderr = ''
+  reportUndecided({ stdout: () => {}, stderr: (text) => { stderr += text }, env: {} }, 'inspect', error, { type: 'kubernetes', token_review_cache_ttl_seconds: 60 })
+  return stderr.split('\n')[1] ?? ''
+}
+
+const report = (error: unknown): AuthError => createFailureReporter(captureLogs().logger, TARGET)(error, REVIEW)
+
+describe('the hint of a cluster that could not be used', () => {
+  test('a timed-out call names the server and the time budget', () => {
+    assert.equal(hintFor(report(Object.assign(new Error('x'), { name: 'AbortError' }))),
+      '  https://kube.example.com:6443 did not answer within 2500 ms (requestTimeoutMs, the limit of each call and of a request\'s calls together): check that this machine can reach it (VPN, proxy, firewall) and that it is not overloaded; --debug shows the details')
+  })
+
+  test('a request out of time is a timeout too', () => {
+    assert.match(hintFor(createOutOfTimeReporter(captureLogs().logger, TARGET)(REVIEW)), /^ {2}https:\/\/kube\.example\.com:6443 did not answer within 2500 ms/)
+  })
+
+  test('rejected credentials say the kubeconfig\'s need renewing', () => {
+    assert.equal(hintFor(report(new ApiException(401, 'x', '', {}))),
+      '  https://kube.example.com:6443 rejected the credentials of the kubeconfig (KUBECONFIG, else ~/.kube/config): they expired or are for another cluster; get fresh ones; --debug shows the details')
+  })
+
+  test('a server error says to check the server\'s health', () => {
+    assert.equal(hintFor(report(new ApiException(500, 'x', '', {}))),
+      '  check that https://kube.example.com:6443 is healthy (it answered HTTP 500); each call to it times out after 2500 ms (requestTimeoutMs); --debug shows the details')
+  })
+
+  test('a TLS failure other than an untrusted CA says to compare the kubeconfig with the certificate', () => {
+    assert.equal(hintFor(report(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }))),
+      '  check that the server address and certificate-authority of the kubeconfig (KUBECONFIG, else ~/.kube/config) match the certificate of https://kube.example.com:6443 (host name, expiry); --debug shows the details')
+  })
+})
