@@ -9,13 +9,21 @@
  * distinct-token pool, beside the two references of the HTTP bench done inline (`verify-floor`:
  * one `crypto.verify`; `verify-claims-floor`: plus the payload's JSON and exp/iss/aud).
  *
+ * Two more variants time the permission gate every adapter runs (after authentication, with a
+ * production logger at info level): a registry listing in filter mode, 1,000 feature views against
+ * 30 permissions, and an ordinary single-resource check (bench/lib/permission-fixture.ts).
+ *
  * It needs the token cache that `npm run bench` writes (`bench/results/tokens.json`) and makes it
  * when missing. Knobs: BENCH_IN_PROCESS_ROUNDS (default 9), BENCH_IN_PROCESS_REPEAT (requests per
- * round of the cached path, default 200,000).
+ * round of the cached path and of the single check, default 200,000), BENCH_IN_PROCESS_LISTINGS
+ * (listings per round, default 100).
  */
 import { createPublicKey, verify } from 'node:crypto'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import { destination, pino } from 'pino'
 import feastAuthz from '../src/index.ts'
+import { createPermissionGate } from '../src/adapters/require-permission.ts'
+import { listingFixture, singleCheckFixture, type PermissionCheckFixture } from './lib/permission-fixture.ts'
 import { RESULTS_DIR } from './lib/fixture.ts'
 import { startIdpServer } from './lib/idp-server.ts'
 import { median } from './lib/report.ts'
@@ -26,6 +34,7 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error)
 
 const rounds = Number(process.env.BENCH_IN_PROCESS_ROUNDS ?? 9)
 const repeatPerRound = Number(process.env.BENCH_IN_PROCESS_REPEAT ?? 200_000)
+const listingsPerRound = Number(process.env.BENCH_IN_PROCESS_LISTINGS ?? 100)
 const { keys, pool, repeatToken } = loadOrCreateTokens(`${RESULTS_DIR}tokens.json`, 20_000)
 const idp = await startIdpServer(keys.jwks, ISSUER)
 
@@ -98,6 +107,22 @@ function signatureValid (token: string): boolean {
   return verify('sha256', Buffer.from(token.slice(0, dot), 'latin1'), key, Buffer.from(token.slice(dot + 1), 'base64url'))
 }
 
+// The gate as the adapters call it once the caller is authenticated; a refusal would mean the
+// fixture no longer measures what it says, so it stops the run.
+const gateLog = pino({ level: 'info' }, destination('/dev/null'))
+function permissionCheck (fixture: PermissionCheckFixture, filter: boolean): (count: number) => void {
+  const gate = createPermissionGate({ authType: 'oidc', permissions: fixture.permissions, realm: 'bench', logger: gateLog })
+  const { principal, resources, actions } = fixture
+  return (count) => {
+    for (let i = 0; i < count; i++) {
+      const outcome = gate.check(principal, resources, actions, { filter, project: undefined, log: gateLog })
+      if (!outcome.allowed) throw new Error('a permission check of the in-process bench was refused')
+      accepted++
+    }
+  }
+}
+const listing = listingFixture()
+
 interface Variant { readonly id: string, readonly label: string, readonly perRound: number, run (count: number): void }
 const variants: Variant[] = [
   {
@@ -146,6 +171,18 @@ const variants: Variant[] = [
         if (typeof claims.exp === 'number' && claims.exp > Date.now() / 1000 && claims.iss === ISSUER && claims.aud === AUDIENCE) accepted++
       }
     }
+  },
+  {
+    id: 'listing',
+    label: `permission gate, filter mode: ${listing.resources.length.toLocaleString('en-US')} feature views, ${listing.permissions.length} permissions (one listing)`,
+    perRound: listingsPerRound,
+    run: permissionCheck(listing, true)
+  },
+  {
+    id: 'single-check',
+    label: 'permission gate, one feature view, 5 permissions (one check)',
+    perRound: repeatPerRound,
+    run: permissionCheck(singleCheckFixture(), false)
   }
 ]
 
@@ -169,6 +206,8 @@ const lines = [
   ...variants.map((variant) => `| ${variant.label} | ${Math.round(of(variant.id)).toLocaleString('en-US')} | ${nanos.get(variant.id)!.slice(1).map((n) => Math.round(n)).join(', ')} |`),
   '',
   `Distinct tokens: ${(of('distinct') / of('floor')).toFixed(2)}× verify-floor, ${(of('distinct') / of('claims-floor')).toFixed(2)}× verify-claims-floor ` +
-    `(${Math.round(of('distinct') - of('claims-floor')).toLocaleString('en-US')} ns above it).`
+    `(${Math.round(of('distinct') - of('claims-floor')).toLocaleString('en-US')} ns above it).`,
+  `Permissions: ${(of('listing') / 1e6).toFixed(2)} ms per filtered listing (${Math.round(of('listing') / listing.resources.length).toLocaleString('en-US')} ns per view), ` +
+    `${Math.round(of('single-check')).toLocaleString('en-US')} ns per single-resource check.`
 ]
 process.stdout.write(`${lines.join('\n')}\n`)

@@ -10,11 +10,13 @@ import { after, describe, test } from 'node:test'
 import { createLocalJWKSet, jwtVerify } from 'jose'
 import { threadOf, totalsOf } from '../../bench/lib/callgrind.ts'
 import { parseCpuList } from '../../bench/lib/cores.ts'
+import { listingFixture, singleCheckFixture } from '../../bench/lib/permission-fixture.ts'
 import { rotating, type LoadResult } from '../../bench/lib/load.ts'
 import { generationOf } from '../../bench/lib/scenarios.ts'
 import { readSettings } from '../../bench/lib/settings.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
 import { evaluateTargets, median, quantile, quietMachine, type ScenarioRuns } from '../../bench/lib/report.ts'
+import { decide, filterAllowed } from '../../src/permissions/index.ts'
 import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
 
 const ISSUER = 'https://idp.test.invalid'
@@ -277,5 +279,26 @@ describe('callgrind dumps (bench:instructions)', () => {
     assert.equal(threadOf('out.18195.2-01'), 1)
     assert.equal(threadOf('out.18195.2-12'), 12)
     assert.equal(threadOf('out.18195'), undefined)
+  })
+})
+
+describe('permission fixtures (bench:in-process)', () => {
+  test('the listing hides some views and refuses none, with every filter-mode kind of denial present', () => {
+    const { permissions, principal, resources, actions } = listingFixture()
+    const result = filterAllowed(permissions, principal, resources, actions)
+    const lastApplied = result.dropped.map(({ decision }) => decision.explanation.findLast((verdict) => verdict.applied))
+    assert.deepEqual({
+      views: resources.length,
+      permissions: permissions.length,
+      refused: result.refused,
+      someKept: result.allowed.length > 0,
+      hiddenWithNoPermissionApplying: lastApplied.some((verdict) => verdict === undefined),
+      hiddenWithAnUnscopedOneApplyingFirst: result.dropped.some(({ decision }) => decision.explanation.some((verdict) => verdict.applied && verdict.permission === 'pii-auditors'))
+    }, { views: 1_000, permissions: 30, refused: undefined, someKept: true, hiddenWithNoPermissionApplying: true, hiddenWithAnUnscopedOneApplyingFirst: true })
+  })
+
+  test('the single check is allowed', () => {
+    const { permissions, principal, resources, actions } = singleCheckFixture()
+    assert.equal(decide(permissions, principal, resources[0]!, actions).allowed, true)
   })
 })
