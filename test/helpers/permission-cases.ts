@@ -348,6 +348,39 @@ const filters: FilterCase[] = []
   add2('a BatchFeatureView counts as covered by a FeatureView permission when filtering', [scoped], user('u', ['team']), [{ type: 'BatchFeatureView', name: 'other' }], ['DESCRIBE'], { allowed: [] })
   add2('the first refusal stops the walk and nothing is returned', [scoped], user('u', ['team']), [fv('team_a'), entity('e'), fv('team_b')], ['DESCRIBE'], { refused: 'e' })
   add2('with no permissions at all every resource is kept', [], user('u'), [fv('a'), entity('b')], ['DELETE'], { allowed: ['a', 'b'] })
+
+  // Several denials, and the last applicable permission among scoped and unscoped ones.
+  const pii = permission({ name: 'pii', types: ['FeatureView'], requiredTags: { pii: 'true' }, policy: roleBasedPolicy(['auditor']) })
+  const stats = permission({ name: 'stats', types: ['FeatureView'], namePatterns: '.*_stats', policy: roleBasedPolicy(['analyst']) })
+  const goldTeam = permission({ name: 'gold-team', types: ['FeatureView'], namePatterns: 'team_.*', requiredTags: { tier: 'gold' }, policy: roleBasedPolicy(['team']) })
+  const drivers = permission({ name: 'drivers', types: ['Entity'], namePatterns: 'driver_.*', policy: roleBasedPolicy(['viewer']) })
+  const scopedUpdates = permission({ name: 'scoped-updates', types: ['FeatureView'], namePatterns: 'x.*', actions: ['UPDATE'], policy: roleBasedPolicy(['writer']) })
+  add2('several hidden resources are all dropped and the permitted ones kept in order', [scoped], user('u', ['team']),
+    [fv('team_a'), fv('x'), fv('team_b'), fv('y'), { type: 'BatchFeatureView', name: 'z' }], ['DESCRIBE'], { allowed: ['team_a', 'team_b'] })
+  add2('an unscoped permission that applies before a name-scoped one that also applies leaves the resource hidden', [pii, scoped], user('u'),
+    [fv('team_a', { pii: 'true' })], ['DESCRIBE'], { allowed: [] })
+  add2('an unscoped permission that applies after a name-scoped one refuses the call', [scoped, pii], user('u'),
+    [fv('team_a', { pii: 'true' })], ['DESCRIBE'], { refused: 'team_a' })
+  add2('an unscoped permission whose required tags are missing leaves the name-scoped one last', [scoped, pii], user('u'),
+    [fv('team_a', { pii: 'false' })], ['DESCRIBE'], { allowed: [] })
+  add2('a name-scoped permission that would grant but does not match the name does not hide a denial by an earlier unscoped one', [unscoped, scoped], user('u', ['team']),
+    [fv('team_a'), fv('other')], ['DESCRIBE'], { refused: 'other' })
+  add2('after an applicable unscoped permission, a resource is hidden only when a later name-scoped one matches its name', [unscoped, scoped], user('u'),
+    [fv('team_a'), fv('other')], ['DESCRIBE'], { refused: 'other' })
+  add2('the last applicable permission decides among scoped and unscoped ones, resource by resource', [scoped, unscoped, stats], user('u'),
+    [fv('team_stats'), fv('driver_stats'), fv('team_a')], ['DESCRIBE'], { refused: 'team_a' })
+  add2('a name-scoped permission whose required tags are missing does not hide a denial by an earlier unscoped one', [unscoped, goldTeam], user('u', ['team']),
+    [fv('team_a', { tier: 'gold' }), fv('team_b', { tier: 'silver' })], ['DESCRIBE'], { refused: 'team_b' })
+  add2('a denying name-scoped permission whose required tags are missing does not hide a denial by an earlier unscoped one', [unscoped, goldTeam], user('u'),
+    [fv('team_b', { tier: 'silver' })], ['DESCRIBE'], { refused: 'team_b' })
+  add2('a name-scoped permission after an applicable unscoped one hides a denied resource whose name and tags match', [unscoped, goldTeam], user('u'),
+    [fv('team_a', { tier: 'gold' })], ['DESCRIBE'], { allowed: [] })
+  add2('resources of mixed types are each judged by the permissions of their own type', [scoped, drivers], user('u', ['team']),
+    [fv('team_a'), entity('driver_1'), fv('x'), entity('rider')], ['DESCRIBE'], { allowed: ['team_a'] })
+  add2('a name-scoped permission for other actions still makes a resource no permission applies to hidden', [scopedUpdates], user('u'),
+    [fv('v')], ['DESCRIBE'], { allowed: [] })
+  add2('resources hidden or permitted before a refusal are not returned', [scoped, drivers], user('u', ['team']),
+    [fv('team_a'), entity('driver_1'), { type: 'DataSource', name: 'src' }, fv('team_b')], ['DESCRIBE'], { refused: 'src' })
 }
 
 export const FILTER_CASES: readonly FilterCase[] = Object.freeze(filters)

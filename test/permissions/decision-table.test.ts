@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { decide, filterAllowed } from '../../src/permissions/index.ts'
+import { decide, filterAllowed, type Resource } from '../../src/permissions/index.ts'
 import { DECISION_CASES, FILTER_CASES } from '../helpers/permission-cases.ts'
 
 describe('decide: the decision table', () => {
@@ -44,4 +44,19 @@ describe('filterAllowed: the filter table', () => {
       }
     })
   }
+
+  for (const c of FILTER_CASES) {
+    test(`${c.group}: ${c.name}: every denied resource carries the decision decide gives it`, () => {
+      const result = filterAllowed(c.permissions, c.principal, c.resources, c.actions)
+      const denied = [...result.dropped, ...(result.refused === undefined ? [] : [result.refused])]
+      for (const { resource, decision } of denied) {
+        assert.deepEqual(decision, decide(c.permissions, c.principal, resource, c.actions))
+      }
+      if (result.refused === undefined) {
+        assert.deepEqual([...result.allowed, ...result.dropped.map(({ resource }) => resource)].sort(byName), [...c.resources].sort(byName))
+      }
+    })
+  }
 })
+
+const byName = (a: Resource, b: Resource): number => `${a.type}:${a.name}`.localeCompare(`${b.type}:${b.name}`)
