@@ -1,5 +1,6 @@
 import { compile } from './compiled.ts'
-import type { NamePattern } from './name-pattern.ts'
+import { Evaluation } from './evaluate.ts'
+import { actionsCovered, nameMatches, tagsMatch, typeMatches } from './match.ts'
 import { resourceLabel, type Action, type Permission, type Resource } from './model.ts'
 import { policyGrants, type PolicySubject } from './policy.ts'
 
@@ -78,29 +79,25 @@ export function decide (
   if (permissions.length === 0) {
     return { allowed: true, noPermissionsDefined: true, message: 'No permissions defined: every authenticated user is allowed', explanation: NO_VERDICTS, resource, actions }
   }
-  const explanation: PermissionVerdict[] = []
-  let allowed = false
-  for (const permission of permissions) {
-    const verdict = judge(permission, principal, resource, actions)
-    if (verdict.applied && verdict.policyGranted) allowed = true
-    explanation.push(verdict)
-  }
+  const allowed = new Evaluation(permissions, principal, actions).granting(resource) >= 0
   return {
     allowed,
     noPermissionsDefined: false,
     message: allowed ? `Allowed: ${actionList(actions)} on ${resourceLabel(resource)}` : `Permission denied: ${actionList(actions)} on ${resourceLabel(resource)}`,
-    explanation,
+    explanation: permissions.map((permission) => judge(permission, principal, resource, actions)),
     resource,
     actions
   }
 }
 
+// Every part of every permission is judged, unlike the evaluation that stops at its answer:
+// an explanation says each reason a permission did not apply.
 function judge (permission: Permission, principal: PolicySubject, resource: Resource, actions: readonly Action[]): PermissionVerdict {
   const compiled = compile(permission)
-  const typeOk = compiled.types.has(resource.type)
-  const nameOk = compiled.patterns.length === 0 || matchesAny(compiled.patterns, resource.name)
-  const tagsOk = compiled.requiredTags.length === 0 || hasTags(compiled.requiredTags, resource.tags)
-  const actionsOk = coversAll(permission.actions, actions)
+  const typeOk = typeMatches(compiled, resource)
+  const nameOk = nameMatches(compiled, resource)
+  const tagsOk = tagsMatch(compiled, resource)
+  const actionsOk = actionsCovered(permission.actions, actions)
   const policyGranted = policyGrants(permission.policy, principal)
   const applied = typeOk && nameOk && tagsOk && actionsOk
   let unmatched = NOTHING_UNMATCHED
@@ -115,23 +112,6 @@ function judge (permission: Permission, principal: PolicySubject, resource: Reso
   return policyGranted
     ? { permission: permission.name, applied, unmatched, policyGranted }
     : { permission: permission.name, applied, unmatched, policyGranted, missing: compiled.requirement }
-}
-
-function matchesAny (patterns: readonly NamePattern[], name: string): boolean {
-  for (const pattern of patterns) if (pattern.matches(name)) return true
-  return false
-}
-
-// Own properties only: a resource's tags are data, never its prototype.
-function hasTags (required: readonly (readonly [string, string])[], tags: Resource['tags']): boolean {
-  if (tags === undefined) return false
-  for (const [key, value] of required) if (!Object.hasOwn(tags, key) || tags[key] !== value) return false
-  return true
-}
-
-function coversAll (granted: readonly Action[], requested: readonly Action[]): boolean {
-  for (const action of requested) if (!granted.includes(action)) return false
-  return true
 }
 
 /**
@@ -170,7 +150,11 @@ export interface FilteredOut<R extends Resource> {
 export interface FilterResult<R extends Resource> {
   /** The permitted resources, in input order (empty when `refused` is set). */
   readonly allowed: R[]
-  /** Denied resources that were silently left out. */
+  /**
+   * Denied resources that were silently left out. Built with their explanations when first read
+   * (a listing may hide hundreds and most callers never look): from the permissions, principal
+   * and actions as they were at the call, and each resource as it is when read.
+   */
   readonly dropped: readonly FilteredOut<R>[]
   /**
    * The first denied resource that refuses the whole call (Feast raises there): answer 403 with
@@ -203,23 +187,48 @@ export function filterAllowed<R extends Resource> (
 ): FilterResult<R> {
   if (permissions.length === 0) return { allowed: [...resources], dropped: [], refused: undefined, noPermissionsDefined: true }
   const allowed: R[] = []
-  const dropped: FilteredOut<R>[] = []
+  const hidden: R[] = []
+  const evaluation = new Evaluation(permissions, principal, actions)
+  let explain: ((resource: R) => Decision) | undefined
   for (const resource of resources) {
-    const decision = decide(permissions, principal, resource, actions)
-    if (decision.allowed) { allowed.push(resource); continue }
-    if (deniedItemIsDropped(permissions, decision)) {
-      dropped.push({ resource, decision })
+    if (evaluation.granting(resource) >= 0) { allowed.push(resource); continue }
+    explain ??= explainer(permissions, principal, actions)
+    if (evaluation.deniedIsDropped(resource)) {
+      hidden.push(resource)
     } else {
-      return { allowed: [], dropped, refused: { resource, decision }, noPermissionsDefined: false }
+      return withDropped([], hidden, explain, { resource, decision: explain(resource) })
     }
   }
-  return { allowed, dropped, refused: undefined, noPermissionsDefined: false }
+  return withDropped(allowed, hidden, explain, undefined)
 }
 
-function deniedItemIsDropped (permissions: readonly Permission[], decision: Decision): boolean {
-  let lastApplied = -1
-  decision.explanation.forEach((verdict, i) => { if (verdict.applied) lastApplied = i })
-  if (lastApplied >= 0) return (permissions[lastApplied]?.namePatterns.length ?? 0) > 0
-  const sameType = permissions.filter((permission) => compile(permission).types.has(decision.resource.type))
-  return sameType.some((permission) => permission.namePatterns.length > 0)
+function withDropped<R extends Resource> (
+  allowed: R[],
+  hidden: readonly R[],
+  explain: ((resource: R) => Decision) | undefined,
+  refused: FilteredOut<R> | undefined
+): FilterResult<R> {
+  let dropped: readonly FilteredOut<R>[] | undefined
+  return {
+    allowed,
+    get dropped () {
+      dropped ??= explain === undefined ? [] : hidden.map((resource) => ({ resource, decision: explain(resource) }))
+      return dropped
+    },
+    refused,
+    noPermissionsDefined: false
+  }
+}
+
+// The inputs are copied once per call where they could still change, so that an explanation
+// read later says what was decided.
+function explainer (permissions: readonly Permission[], principal: PolicySubject, actions: readonly Action[]): (resource: Resource) => Decision {
+  const fixedPermissions = Object.isFrozen(permissions) ? permissions : Object.freeze([...permissions])
+  const fixedActions = Object.isFrozen(actions) ? actions : Object.freeze([...actions])
+  const fixedPrincipal: PolicySubject = { roles: fixedList(principal.roles), groups: fixedList(principal.groups), namespaces: fixedList(principal.namespaces) }
+  return (resource) => decide(fixedPermissions, fixedPrincipal, resource, fixedActions)
+}
+
+function fixedList (values: readonly string[]): readonly string[] {
+  return Object.isFrozen(values) ? values : Object.freeze([...values])
 }

@@ -3,8 +3,10 @@ import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { feastAuthz } from '../../src/adapters/fastify.ts'
 import { ROUTE_AUTHZ } from '../../src/adapters/fastify-permissions.ts'
+import { createPermissionGate, type PermissionGate } from '../../src/adapters/require-permission.ts'
+import type { AuthLogger } from '../../src/base/logging.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
-import type { Resource } from '../../src/permissions/model.ts'
+import type { Permission, Resource } from '../../src/permissions/model.ts'
 import { createPrincipal } from '../../src/base/principal.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
@@ -286,5 +288,41 @@ describe('requirePermission where permissions do not apply', () => {
     } finally {
       await app.close()
     }
+  })
+})
+
+describe('the permission gate shared by the adapters', () => {
+  const scoped = permission({ name: 'scoped', types: ['FeatureView'], namePatterns: 'team_.*', actions: ['DESCRIBE'], policy: roleBasedPolicy(['team']) })
+  const listing = [view('team_a'), view('other')]
+  const gateWith = (permissions: Permission[]): PermissionGate =>
+    createPermissionGate({ authType: 'oidc', permissions, realm: 'feast', logger: captureLogs().logger })
+
+  test('with debug logging on, a filtered listing logs each hidden resource with its explanation', () => {
+    const { logger, lines } = captureLogs()
+    gateWith([scoped]).check(principal('tess', ['team']), listing, ['DESCRIBE'], { filter: true, project: undefined, log: logger })
+    const line = lines.find((entry) => entry.msg === 'resources hidden by permissions')
+    assert.deepEqual(line?.hidden, ['No permission applies to [DESCRIBE] on FeatureView:other (not applicable: scoped [name_pattern did not match])'])
+  })
+
+  test('with debug logging off, a filtered listing hands the logger nothing about the hidden resources', () => {
+    const calls: unknown[][] = []
+    const record = (...args: unknown[]): void => { calls.push(args) }
+    const log = { debug: record, info: () => {}, warn: () => {}, error: () => {}, isLevelEnabled: (level: string) => level !== 'debug' && level !== 'trace' } as unknown as AuthLogger
+    const outcome = gateWith([scoped]).check(principal('tess', ['team']), listing, ['DESCRIBE'], { filter: true, project: undefined, log })
+    assert.deepEqual([outcome.allowed, calls], [true, []])
+  })
+
+  test('a check names the first permission that grants, as the explanation would', () => {
+    const first = permission({ name: 'first', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['reader']) })
+    const second = permission({ name: 'second', actions: ['DESCRIBE'], policy: roleBasedPolicy(['reader']) })
+    const outcome = gateWith([scoped, first, second]).check(TOKENS.reader, [view('driver_stats')], ['DESCRIBE'], { filter: false, project: undefined, log: captureLogs().logger })
+    assert.deepEqual(outcome, { allowed: true, resources: [view('driver_stats')], grantedBy: 'first' })
+  })
+
+  test('a check on several resources is refused with the decision of the first denied one', () => {
+    const { logger, lines } = captureLogs()
+    const outcome = gateWith([scoped]).check(principal('tess', ['team']), [view('team_a'), view('other'), view('zzz')], ['DESCRIBE'], { filter: false, project: undefined, log: logger })
+    assert.equal(outcome.allowed ? undefined : outcome.rejection.body.message, 'Permission denied: [DESCRIBE] on FeatureView:other')
+    assert.match(String(lines.find((entry) => entry.msg === 'permission denied')?.explanation), /^No permission applies to \[DESCRIBE\] on FeatureView:other/)
   })
 })

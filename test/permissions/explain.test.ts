@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { allowAll, decide, describeDecision, permission, roleBasedPolicy, type Permission } from '../../src/permissions/index.ts'
+import { allowAll, decide, describeDecision, filterAllowed, permission, roleBasedPolicy, type Permission } from '../../src/permissions/index.ts'
 import { FEAST_PERMISSIONS, FEAST_USERS, SECURED, user } from '../helpers/permission-cases.ts'
 
 const driverView = { type: 'FeatureView', name: 'driver_stats' } as const
@@ -75,5 +75,30 @@ describe('decide: explanations', () => {
     const handBuilt: Permission = { name: 'hb', types: ['FeatureView'], namePatterns: ['driver_.*'], requiredTags: {}, actions: ['DESCRIBE'], policy: { kind: 'role', roles: ['reader'] } }
     assert.equal(decide([handBuilt], FEAST_USERS.r, { type: 'StreamFeatureView', name: 'driver_live' }, ['DESCRIBE']).allowed, true)
     assert.equal(decide([handBuilt], FEAST_USERS.r, { type: 'FeatureView', name: 'xdriver_live' }, ['DESCRIBE']).allowed, false)
+  })
+})
+
+describe('filterAllowed: explanations of hidden resources', () => {
+  const scoped = permission({ name: 'scoped', types: ['FeatureView'], namePatterns: 'team_.*', actions: ['DESCRIBE'], policy: roleBasedPolicy(['team']) })
+  const everyone = permission({ name: 'everyone', types: ['FeatureView'], namePatterns: '.*', actions: ['DESCRIBE'], policy: allowAll })
+  const teamView = { type: 'FeatureView', name: 'team_a' } as const
+
+  test('a hidden resource carries the explanation of the permission that denied it', () => {
+    const [hidden] = filterAllowed([scoped], user('u'), [teamView], ['DESCRIBE']).dropped
+    assert.equal(describeDecision(hidden!.decision), 'Permission scoped denied [DESCRIBE] on FeatureView:team_a: requires roles [team]')
+  })
+
+  test('a hidden resource is explained by the permission list of the call, even when that list changes afterwards', () => {
+    const permissions: Permission[] = [scoped]
+    const result = filterAllowed(permissions, user('u'), [teamView], ['DESCRIBE'])
+    permissions.push(everyone)
+    assert.deepEqual(result.dropped[0]?.decision.explanation.map((verdict) => verdict.permission), ['scoped'])
+  })
+
+  test('a hidden resource is explained by the principal\'s roles at the call, even when they change afterwards', () => {
+    const roles: string[] = []
+    const result = filterAllowed([scoped], { roles, groups: [], namespaces: [] }, [teamView], ['DESCRIBE'])
+    roles.push('team')
+    assert.equal(result.dropped[0]?.decision.allowed, false)
   })
 })
