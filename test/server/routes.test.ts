@@ -347,7 +347,10 @@ describe('request bodies an attacker shapes', () => {
 
   test('a JSON body labelled application/<name>+json is read as JSON, as Feast reads it', async () => {
     assert.equal((await send('application/vnd.feast+json', JSON.stringify(SERVICE_READ))).status, 200)
-    assert.equal((await send('application/vnd.feast+json; charset=utf-16', JSON.stringify(SERVICE_READ))).status, 415)
+    assert.equal((await send('application/vnd.feast+json; charset=utf-8', JSON.stringify(SERVICE_READ))).status, 200)
+    const utf16 = await send('application/vnd.feast+json; charset=utf-16', JSON.stringify(SERVICE_READ))
+    assert.equal(utf16.status, 415)
+    assert.match(utf16.body.message, /UTF-8/)
   })
 
   test('a body without Content-Type is still checked as JSON: invalid JSON is a 400', async () => {
