@@ -52,7 +52,7 @@ export interface CachedTokenReviewOptions {
  * (and every token a cluster's OIDC or projected-token issuer mints) are JWTs, so anything
  * else would only cost a TokenReview to be told "no".
  */
-export function requireCompactJws (token: string): void {
+function requireCompactJws (token: string): void {
   if (!isCompactJws(token)) throw new AuthError('malformed_token', 'the token is not a compact JWS of three unpadded base64url segments (Kubernetes service-account tokens are JWTs)')
 }
 
@@ -62,8 +62,17 @@ export function requireCompactJws (token: string): void {
  * would be a 503 here) and only what precedes a space is reviewed, so `good junk` would pass as
  * `good` under a cache key of its own.
  */
-export function requireToken68 (token: string): void {
+function requireToken68 (token: string): void {
   if (!isToken68(token)) throw new AuthError('malformed_token', 'the token is not a single bearer token (token68): empty, or with spaces or other characters a bearer header cannot carry')
+}
+
+/**
+ * Throws 401 `malformed_token` unless the token has a shape worth a TokenReview: a compact JWS,
+ * or with `acceptOpaqueTokens`, any single token68.
+ */
+export function requireReviewableShape (token: string, acceptOpaqueTokens: boolean): void {
+  if (acceptOpaqueTokens) requireToken68(token)
+  else requireCompactJws(token)
 }
 
 /**
@@ -93,8 +102,7 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   return {
     cached: (token) => reviews.peek(reviews.keyOf(token)),
     async review (token) {
-      if (options.acceptOpaqueTokens !== true) requireCompactJws(token)
-      else requireToken68(token)
+      requireReviewableShape(token, options.acceptOpaqueTokens === true)
       return await reviews.get(token, load)
     },
     size: reviews.size,

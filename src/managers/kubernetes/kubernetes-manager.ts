@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/errors.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../../base/logging.ts'
 import { createPrincipal, type Principal } from '../../base/principal.ts'
 import type { AuthManager } from '../types.ts'
-import { createCachedTokenReview, requireCompactJws, requireToken68, type ReviewedToken } from './cached-token-review.ts'
+import { createCachedTokenReview, requireReviewableShape, type ReviewedToken } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
 import type { RoleView } from './role-index.ts'
 import { createRoleSource } from './role-source.ts'
@@ -98,9 +98,9 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
       return view === undefined ? undefined : principalFor(reviewed, view)
     },
     async authenticate (token: string): Promise<Principal> {
-      // Before anything else: a token that cannot be a service-account token costs no API call.
-      if (opaque) requireToken68(token)
-      else requireCompactJws(token)
+      // Before the informer starts and the budget's timer is set: a token that cannot be a
+      // service-account token costs none of them (review() checks again, for its other callers).
+      requireReviewableShape(token, opaque)
       bindings.start()
       // One budget for the whole wait: each call below has its own timeout, and before the first
       // sync a request needs a review and then the paged lists.
