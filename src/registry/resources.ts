@@ -31,6 +31,11 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly pushSource?: string
   /** On-demand feature views: names of the sources (feature views and request sources) they read. */
   readonly sources?: readonly string[]
+  /**
+   * On-demand feature views: the fields of their request sources (Feast's
+   * `get_request_data_schema`), which a read must send beside the entity columns; absent when none.
+   */
+  readonly requestData?: readonly string[]
   /** Feature, batch and stream views: Feast's `online` (served from the online store). */
   readonly online?: boolean
   /**
@@ -230,10 +235,20 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
     sources: Object.freeze(Object.keys(spec.sources ?? {})),
+    ...requestDataOf(spec.sources),
     writeToOnlineStore: spec.write_to_online_store ?? false,
     ...flag('disabled', spec.disabled),
     ...unserved(message.meta?.state)
   }
+}
+
+/** The request data fields of an on-demand view's request sources, each once, in registry order. */
+function requestDataOf (sources: Readonly<Record<string, Message<'OnDemandSource'>>> | undefined): { requestData?: readonly string[] } {
+  const fields = new Set<string>()
+  for (const source of Object.values(sources ?? {})) {
+    for (const name of names(source.request_data_source?.request_data_options?.schema)) fields.add(name)
+  }
+  return fields.size === 0 ? {} : { requestData: Object.freeze([...fields]) }
 }
 
 function labelView (message: Message<'LabelView'>): LabelViewResource | undefined {

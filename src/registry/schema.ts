@@ -33,6 +33,27 @@ const tags = (no: number) => ({ no, type: 'string', label: 'map' }) as const
 const message = <T extends string>(no: number, type: T) => ({ no, type }) as const
 const list = <T extends string>(no: number, type: T) => ({ no, type, label: 'repeated' }) as const
 
+/** The members of `DataSource`'s `oneof options`: one per kind of source. */
+const DATA_SOURCE_OPTIONS = {
+  file_options: 11,
+  bigquery_options: 12,
+  kafka_options: 13,
+  kinesis_options: 14,
+  redshift_options: 15,
+  custom_options: 16,
+  request_data_options: 18,
+  snowflake_options: 19,
+  push_options: 22,
+  spark_options: 27,
+  trino_options: 30,
+  athena_options: 35
+} as const
+
+/** Fields declared as messages whose content is not read (`Unread`): numbered `members`. */
+function unread<T extends Readonly<Record<string, number>>> (members: T): { readonly [K in keyof T]: { readonly no: T[K], readonly type: 'Unread' } } {
+  return Object.fromEntries(Object.entries(members).map(([name, no]) => [name, { no, type: 'Unread' }])) as { readonly [K in keyof T]: { readonly no: T[K], readonly type: 'Unread' } }
+}
+
 const MESSAGES = {
   // google.protobuf.Timestamp, declared here so the schema is self-contained (same wire shape).
   Timestamp: { seconds: { no: 1, type: 'int64' }, nanos: { no: 2, type: 'int32' } },
@@ -108,7 +129,7 @@ const MESSAGES = {
     name: string(1),
     project: string(2),
     features: list(3, 'FeatureSpecV2'),
-    // Only the keys (source names) are read; the sources themselves are skipped.
+    // The keys (source names), and of each request source the names of the fields it carries.
     sources: { no: 4, type: 'OnDemandSource', label: 'map' },
     description: string(6),
     tags: tags(7),
@@ -117,7 +138,23 @@ const MESSAGES = {
     entities: { no: 13, type: 'string', label: 'repeated' },
     disabled: bool(19)
   },
-  OnDemandSource: {},
+  // Feature view sources are known by their key in the map: their content is not read.
+  OnDemandSource: {
+    feature_view: message(1, 'Unread'),
+    request_data_source: message(2, 'RequestSource'),
+    feature_view_projection: message(3, 'Unread')
+  },
+  // A DataSource as an on-demand view's request source: only the request data's field names
+  // (Feast's RequestSource.from_proto reads `schema`, not the older `deprecated_schema`). Its
+  // other options are declared only because a oneof is declared whole.
+  RequestSource: {
+    name: string(20),
+    ...unread(DATA_SOURCE_OPTIONS),
+    request_data_options: message(18, 'RequestDataOptions')
+  },
+  RequestDataOptions: { schema: list(3, 'FeatureSpecV2') },
+  // A message whose content feast-authz does not read (its fields are skipped).
+  Unread: {},
 
   LabelView: { spec: message(1, 'LabelViewSpec') },
   LabelViewSpec: {
@@ -225,22 +262,9 @@ type OneofGroups = Readonly<Record<string, Readonly<Record<string, number>>>>
  * Not listed: proto3 `optional` fields, each alone in a hidden oneof with nothing to unset.
  */
 const ONEOFS = {
-  DataSource: {
-    options: {
-      file_options: 11,
-      bigquery_options: 12,
-      kafka_options: 13,
-      kinesis_options: 14,
-      redshift_options: 15,
-      custom_options: 16,
-      request_data_options: 18,
-      snowflake_options: 19,
-      push_options: 22,
-      spark_options: 27,
-      trino_options: 30,
-      athena_options: 35
-    }
-  },
+  DataSource: { options: DATA_SOURCE_OPTIONS },
+  // A DataSource read as an on-demand view's request source has the same options.
+  RequestSource: { options: DATA_SOURCE_OPTIONS },
   FeatureTransformationV2: { transformation: { user_defined_function: 1, substrait_transformation: 2 } },
   OnDemandSource: { source: { feature_view: 1, request_data_source: 2, feature_view_projection: 3 } },
   ValidationReference: { profiler: { ge_profiler: 6 }, cached_profile: { ge_profile: 7 } },

@@ -120,6 +120,12 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats', 'request_amount'])
   })
 
+  it('reads the fields of an on-demand view\'s request sources, as Feast\'s get_request_data_schema lists them', () => {
+    assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').requestData, ['amount'])
+    // A request source written without request_data_options carries no field.
+    assert.equal(view('OnDemandFeatureView', 'amount_check').requestData, undefined)
+  })
+
   it('reads a label view fed by a push source as that push source\'s, and one fed by a file as nobody\'s', () => {
     assert.equal((find('LabelView', 'chargeback_labels') as LabelViewResource).pushSource, 'chargeback_push')
     assert.equal((find('LabelView', 'fraud_labels') as LabelViewResource).pushSource, undefined)

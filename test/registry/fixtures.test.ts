@@ -46,6 +46,11 @@ for (const [label, path] of [['ui-sample-registry.db', SAMPLE_REGISTRY], ['ui-ra
       assert.deepEqual([...(view?.sources ?? [])].sort(), ['credit_history', 'transaction'])
     })
 
+    it('reads the request data the on-demand view needs from its request source transaction', () => {
+      const view = project?.find('OnDemandFeatureView', 'transaction_gt_last_credit_card_due') as FeatureViewResource | undefined
+      assert.deepEqual(view?.requestData, ['transaction_amt'])
+    })
+
     it('has the five feature services with their tags', () => {
       const services = project?.resources.filter((resource) => resource.type === 'FeatureService')
       assert.deepEqual(services?.map((service) => service.name), ['credit_score_v2', 'zipcode_model', 'zipcode_model_v2', 'credit_score_v3', 'credit_score_v1'])
