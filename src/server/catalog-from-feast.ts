@@ -1,6 +1,14 @@
 import type { ResourceType } from '../index.ts'
-import type { FeastRegistry, FeatureViewResource, LabelViewResource, RegistryProject } from '../registry/index.ts'
-import { FEATURE_VIEW_KINDS, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type SampleRow } from './catalog.ts'
+import type { EntityResource, FeastRegistry, FeatureViewResource, LabelViewResource, RegistryProject } from '../registry/index.ts'
+import {
+  FEATURE_VIEW_KINDS, entityColumnsOf, type EntityColumns, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type SampleRow
+} from './catalog.ts'
+
+/**
+ * Each registry version's project holds its own entity columns: worked out on the first read of
+ * a version, in one pass over the project (which `featureViews()` also takes), then looked up.
+ */
+const columnsByProject = new WeakMap<RegistryProject, EntityColumns>()
 
 /**
  * The reference server's view of a Feast registry file: the feature views and feature services
@@ -24,6 +32,18 @@ export function catalogFromFeastRegistry (
   const self: FeatureCatalog = {
     project,
     featureViews: views,
+    entityColumns: () => {
+      const found = current()
+      if (found === undefined) return entityColumnsOf([])
+      let columns = columnsByProject.get(found)
+      if (columns === undefined) {
+        const names = new Map<string, string>()
+        for (const resource of found.resources) if (resource.type === 'Entity') names.set(resource.name, joinKeyOf(resource))
+        columns = entityColumnsOf(views(), names)
+        columnsByProject.set(found, columns)
+      }
+      return columns
+    },
     featureView: (name) => {
       const found = current()
       if (found === undefined) return undefined
@@ -77,7 +97,7 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
   // Rows are keyed by join keys; the registry names the view's entities, whose join keys it also holds.
   const joinKeys = view.entities.map((entity) => {
     const found = project.find('Entity', entity)
-    return found?.type === 'Entity' && found.joinKey !== undefined ? found.joinKey : entity
+    return found?.type === 'Entity' ? joinKeyOf(found) : entity
   })
   const { name, type: kind, tags, features, online, pushSource } = view
   const common = { name, kind, tags, entities: joinKeys, features, online, pushSource }
@@ -87,8 +107,14 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
     ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.unservedState === undefined ? {} : { unservedState: view.unservedState }),
-    ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {})
+    ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {}),
+    ...(view.requestData === undefined ? {} : { requestData: view.requestData })
   }
+}
+
+/** An entity's join key; its name when the registry holds none. */
+function joinKeyOf (entity: EntityResource): string {
+  return entity.joinKey ?? entity.name
 }
 
 /**

@@ -16,7 +16,7 @@ export function loadYamlCatalogFile (input: string | { yaml: string, source?: st
 }
 
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
-const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'online', 'offline', 'enabled', 'write_to_online_store']
+const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'request_data', 'online', 'offline', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
 /** Column of a sample row (and of pushed data) holding the event time. */
 export const EVENT_TIMESTAMP = 'event_timestamp'
@@ -76,6 +76,7 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
     if (view[key] !== undefined && !allowed) fail([...path, key], `only ${which} views take ${key}`)
   }
   onlyFor('sources', onDemand, 'on-demand')
+  onlyFor('request_data', onDemand, 'on-demand')
   onlyFor('write_to_online_store', onDemand, 'on-demand')
   onlyFor('online', !onDemand, 'non-on-demand')
   // Feast pushes to feature, stream and label views; an on-demand view is computed, never pushed to.
@@ -83,8 +84,14 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
   // Feast's stream feature view spec has no `offline`: a registry never gives a stream view one.
   onlyFor('offline', kind === 'FeatureView' || kind === 'BatchFeatureView', 'FeatureView and BatchFeatureView')
   if (onDemand && view.sources === undefined) fail([...path, 'kind'], 'an OnDemandFeatureView needs sources: the feature views it reads (READ_ONLINE is checked on each of them)')
+  const requestData = stringList(view.request_data, [...path, 'request_data'], fail)
+  requestData.forEach((field, i) => {
+    // Feast reads a column it needs as request data as such, so it could never be the join key too.
+    if (entities.includes(field)) fail([...path, 'request_data', i], `${JSON.stringify(field)} is a join key of the view`)
+  })
   const flags = {
     ...(onDemand ? { sources: stringList(view.sources, [...path, 'sources'], fail) } : {}),
+    ...(requestData.length === 0 ? {} : { requestData }),
     ...optionalFlag('online', view.online, [...path, 'online'], fail),
     ...optionalFlag('offline', view.offline, [...path, 'offline'], fail),
     ...(boolean(view.enabled, [...path, 'enabled'], fail) === false ? { disabled: true } : {}),

@@ -27,6 +27,11 @@ export interface FeatureViewDef {
    * READ_ONLINE on each of them too, as in Feast.
    */
   readonly sources?: readonly string[] | undefined
+  /**
+   * On-demand views: the request data they compute from (Feast's request sources' fields). A read
+   * of the view must send these columns in `entities`; they are used, not answered.
+   */
+  readonly requestData?: readonly string[] | undefined
   /** Served online (Feast's `online`; default true). Only online views are materialized by default. */
   readonly online?: boolean | undefined
   /**
@@ -77,10 +82,26 @@ export interface YamlCatalogSnapshot {
   readonly sampleRows: Readonly<Record<string, readonly SampleRow[]>>
 }
 
+/**
+ * What the `entities` columns of a read may name in a project, as Feast's `_get_entity_maps`
+ * finds it: the join keys of all the project's entities (answered as columns), and entity names,
+ * each standing for its join key (Feast's deprecated spelling).
+ */
+export interface EntityColumns {
+  readonly joinKeys: ReadonlySet<string>
+  readonly entityNames: ReadonlyMap<string, string>
+}
+
 /** The read-only registry the routes use. */
 export interface FeatureCatalog {
   readonly project: string
   featureViews (): readonly FeatureViewDef[]
+  /**
+   * The project's {@link EntityColumns}, for the registry version in force; worked out once per
+   * version, as every read asks. Without it, they are the join keys of `featureViews()`, worked
+   * out once per array that returns (so once per call, for a catalog returning a new array each).
+   */
+  entityColumns? (): EntityColumns
   featureView (name: string): FeatureViewDef | undefined
   featureService (name: string): FeatureServiceDef | undefined
   /** Views whose push source is `name` (Feast checks permissions on each of them). */
@@ -103,15 +124,27 @@ export function catalogForProject (registry: FeatureCatalog, project: string | u
 export function catalogFromSnapshot (snapshot: YamlCatalogSnapshot): FeatureCatalog {
   const views = new Map(snapshot.featureViews.map((view) => [view.name, view]))
   const services = new Map(snapshot.featureServices.map((service) => [service.name, service]))
+  const columns = entityColumnsOf(snapshot.featureViews)
   // One project per file: any other project is not in this registry.
   return {
     project: snapshot.project,
     featureViews: () => snapshot.featureViews,
+    entityColumns: () => columns,
     featureView: (name) => views.get(name),
     featureService: (name) => services.get(name),
     viewsFedBy: (pushSource) => snapshot.featureViews.filter((view) => view.pushSource === pushSource),
     sampleRows: (view) => Object.hasOwn(snapshot.sampleRows, view) ? snapshot.sampleRows[view] ?? [] : []
   }
+}
+
+/**
+ * The entity columns of views that name no entities, only join keys (the YAML registry's): every
+ * view's join keys, and no entity names. `entityNames` adds a registry's entity names.
+ */
+export function entityColumnsOf (views: readonly FeatureViewDef[], entityNames: ReadonlyMap<string, string> = new Map()): EntityColumns {
+  const joinKeys = new Set(entityNames.values())
+  for (const view of views) for (const key of view.entities) joinKeys.add(key)
+  return Object.freeze({ joinKeys, entityNames })
 }
 
 /** An empty registry for `project`, used when the server is started without a registry file. */

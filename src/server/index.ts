@@ -2,8 +2,9 @@
 export { buildReferenceServer, type ReferenceServerOptions } from './app.ts'
 export { loadYamlCatalogFile, parseYamlCatalog } from './catalog-yaml.ts'
 export {
-  emptyCatalog, catalogForProject, catalogFromSnapshot, FEATURE_VIEW_KINDS,
-  type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
+  emptyCatalog, catalogForProject, catalogFromSnapshot, entityColumnsOf, FEATURE_VIEW_KINDS,
+  type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind,
+  type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
 export { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 export {

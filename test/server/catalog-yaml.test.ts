@@ -143,6 +143,20 @@ describe('the registry YAML file', () => {
     assert.throws(() => load(`${VIEW}${odfv('[derived]')}`), /feature_views\[1\]\.sources\[0\]: "derived" is an OnDemandFeatureView; an on-demand view reads feature views/)
   })
 
+  test('an on-demand view\'s request_data loads: the request columns a read of it must send', () => {
+    const registry = load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: [stats]\n    request_data: [trip_km, fare]\n`)
+    assert.deepEqual(registry.featureView('derived')?.requestData, ['trip_km', 'fare'])
+  })
+
+  test('request_data is refused on a view that is not on-demand', () => {
+    assert.throws(() => load(`${VIEW}    request_data: [trip_km]\n`), /feature_views\[0\]\.request_data: only on-demand views take request_data/)
+  })
+
+  test('request_data naming the view\'s join key is refused: Feast would read that column as request data, never as the key', () => {
+    assert.throws(() => load(`${VIEW}  - name: derived\n    kind: OnDemandFeatureView\n    entities: [driver_id]\n    features: [x]\n    sources: [stats]\n    request_data: [driver_id]\n`),
+      /feature_views\[1\]\.request_data\[0\]: "driver_id" is a join key of the view/)
+  })
+
   test('a flag on a kind Feast does not give it to is refused, and a flag must be a boolean', () => {
     assert.throws(() => load(`${VIEW}    sources: [stats]\n`), /feature_views\[0\]\.sources: only on-demand views take sources/)
     assert.throws(() => load(`${VIEW}    write_to_online_store: true\n`), /feature_views\[0\]\.write_to_online_store: only on-demand views take write_to_online_store/)
