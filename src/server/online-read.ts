@@ -2,16 +2,17 @@
  * `POST /get-online-features`, framework-neutral, in the order that reveals nothing to a caller
  * who may not read: (1) {@link readTarget} checks the body's JSON types and finds the resources
  * it names (what the permission check needs, and nothing else); (2) the caller's server decides;
- * (3) {@link readFeatures} validates the body against those resources (feature names, join keys,
- * disabled views) and reads. A denied caller so never sees a join key or a feature list in an
- * error. The Fastify reference server and the Express example of docs/reference-server.md both
+ * (3) {@link readFeatures} validates the body against those resources (feature names, disabled
+ * views, request data, join keys) and reads. A denied caller so never sees a join key or a
+ * feature list in an error. The Fastify reference server and the Express example of docs/reference-server.md both
  * run these two steps.
  */
 import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean } from './feast-boolean.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
-import { serviceResource, viewResource, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
+import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
+import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, type SortedEntityColumns } from './entity-columns.ts'
 
 /** An entity value: Feast's entity keys are scalars. */
 export type EntityValue = string | number | boolean | null
@@ -20,7 +21,10 @@ export type EntityValue = string | number | boolean | null
 export interface GetOnlineFeaturesBody {
   readonly features?: readonly string[]
   readonly feature_service?: string
-  /** Join key columns: `{ driver_id: [1001, 1002] }`. */
+  /**
+   * Join key columns, `{ driver_id: [1001, 1002] }` (an entity's name may stand for its join key),
+   * and the request data of on-demand views; other columns are not read (see entity-columns.ts).
+   */
   readonly entities: Readonly<Record<string, readonly EntityValue[]>>
   readonly full_feature_names?: boolean
 }
@@ -47,9 +51,11 @@ export interface ReadTarget {
    * service's, the alias its projection shows the view under (what full feature names start with).
    */
   readonly refs: ReadonlyArray<readonly [string, string, (string | undefined)?]>
+  /** @internal What the `entities` columns may name in the project, from the same registry version. */
+  readonly columns: EntityColumns
 }
 
-/** Feast's get-online-features answer: one column per entity, then one per feature. */
+/** Feast's get-online-features answer: one column per join key sent, then one per feature. */
 export interface OnlineFeaturesResponse {
   readonly metadata: { readonly feature_names: readonly string[] }
   readonly results: ReadonlyArray<{ readonly values: readonly unknown[], readonly statuses: readonly string[], readonly event_timestamps: readonly string[] }>
@@ -69,7 +75,7 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
     // Looked up now (one snapshot), judged after the check: the service is all the caller may learn about.
     for (const { view } of service.features) if (!views.has(view)) views.set(view, registry.featureView(view))
     const refs = service.features.map(({ view, feature, alias }) => [view, feature, alias] as const)
-    return { resources: [serviceResource(service, registry.project)], body, service, views, refs }
+    return { resources: [serviceResource(service, registry.project)], body, service, views, refs, columns: entityColumns(registry) }
   }
   const refs = (body.features ?? []).map(parseFeatureRef)
   // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
@@ -91,7 +97,8 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
       add(found)
     }
   }
-  return { resources: [...read, ...onDemand].map((view) => viewResource(view, registry.project)), body, service: undefined, views, refs }
+  const resources = [...read, ...onDemand].map((view) => viewResource(view, registry.project))
+  return { resources, body, service: undefined, views, refs, columns: entityColumns(registry) }
 }
 
 /**
@@ -116,7 +123,9 @@ function parseFeatureRef (ref: string): [string, string] {
 
 /**
  * Step 3, after the permission check: validates the request against what it reads (features,
- * join keys, equal column lengths, disabled views) and reads the values from `store`.
+ * disabled views, request data, join keys, equal column lengths) and reads the values from
+ * `store`. The answer is Feast's: the join keys sent (an entity name answered under its join
+ * key), then the features grouped by view; request data and other columns are not answered.
  */
 export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
   const { body, views } = target
@@ -127,24 +136,31 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     return { view, feature, shownAs: alias ?? view.name }
   })
   const rowCount = columnLength(body.entities, 'entities')
-  for (const view of new Set(features.map((item) => item.view))) {
+  const read = [...new Set(features.map((item) => item.view))]
+  for (const view of read) {
     if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
     if (view.unservedState !== undefined) throw unprocessable(`feature view ${JSON.stringify(view.name)} is in state ${view.unservedState} and serves no features (only AVAILABLE_ONLINE views serve)`)
-    for (const key of view.entities) {
-      if (!Object.hasOwn(body.entities, key)) throw unprocessable(`entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
-    }
   }
-  const entityNames = Object.keys(body.entities)
+  // Feast needs request data for the on-demand views it computes at read time only.
+  const needed = new Map<string, string>()
+  for (const view of read.filter(computedAtRead)) for (const field of view.requestData ?? []) if (!needed.has(field)) needed.set(field, view.name)
+  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()))
+  checkRequestData(needed, columns)
+  for (const view of read) {
+    for (const key of view.entities) if (key !== DUMMY_JOIN_KEY && !columns.keys.has(key)) throw unprocessable(missingJoinKey(key, view, read, columns))
+  }
   const rows = Array.from({ length: rowCount }, (_, i) => i)
-  const results = entityNames.map((name) => ({
-    values: [...(body.entities[name] ?? [])] as unknown[],
+  const results = [...columns.keys.values()].map((values) => ({
+    values: [...values] as unknown[],
     statuses: rows.map(() => 'PRESENT'),
     event_timestamps: rows.map(() => EPOCH)
   }))
-  for (const { view, feature } of features) {
+  const ordered = feastOrder(features)
+  for (const { view, feature } of ordered) {
     const column = { values: [] as unknown[], statuses: [] as string[], event_timestamps: [] as string[] }
     for (const i of rows) {
-      const stored = store.read(view, view.entities.map((key) => body.entities[key]?.[i]))
+      const key = view.entities.map((name) => name === DUMMY_JOIN_KEY && !columns.keys.has(name) ? DUMMY_KEY_VALUE : columns.keys.get(name)?.[i])
+      const stored = store.read(view, key)
       const present = stored !== undefined && Object.hasOwn(stored.values, feature)
       column.values.push(present ? stored.values[feature] : null)
       column.statuses.push(present ? 'PRESENT' : 'NOT_FOUND')
@@ -152,8 +168,58 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     }
     results.push(column)
   }
-  const featureNames = features.map(({ feature, shownAs }) => body.full_feature_names === true ? `${shownAs}__${feature}` : feature)
-  return { metadata: { feature_names: [...entityNames, ...featureNames] }, results }
+  const featureNames = ordered.map(({ feature, shownAs }) => body.full_feature_names === true ? `${shownAs}__${feature}` : feature)
+  return { metadata: { feature_names: [...columns.keys.keys(), ...featureNames] }, results }
+}
+
+/** An on-demand view Feast computes when it is read (one written to the online store is read as stored). */
+function computedAtRead (view: FeatureViewDef): boolean {
+  return view.kind === 'OnDemandFeatureView' && view.writeToOnlineStore !== true
+}
+
+/** Missing request data is a 404, Feast's status for it (`RequestDataNotFoundInEntityRowsException`). */
+function checkRequestData (needed: ReadonlyMap<string, string>, columns: SortedEntityColumns<unknown>): void {
+  const missing = [...needed].filter(([field]) => !columns.requestData.has(field))
+  const [first] = missing
+  if (first === undefined) return
+  const others = missing.length > 1 ? ` (also missing: ${missing.slice(1).map(([field]) => JSON.stringify(field)).join(', ')})` : ''
+  throw notFound(`entities has no column ${JSON.stringify(first[0])}, request data of on-demand feature view ${JSON.stringify(first[1])}${others}`)
+}
+
+/** How many of the columns not read an error names (a body may send thousands). */
+const MAX_NAMED = 5
+
+/** A missing join key's message: what the views read take, and the columns sent that were not read. */
+function missingJoinKey (key: string, view: FeatureViewDef, read: readonly FeatureViewDef[], columns: SortedEntityColumns<unknown>): string {
+  const expected = [...new Set(read.flatMap((each) => each.entities))].filter((each) => each !== DUMMY_JOIN_KEY)
+  const shown = columns.ignored.slice(0, MAX_NAMED).map((column) => JSON.stringify(column)).join(', ')
+  const more = columns.ignored.length > MAX_NAMED ? ` and ${columns.ignored.length - MAX_NAMED} more` : ''
+  const ignored = columns.ignored.length === 0 ? '' : `; not read: ${shown}${more}, neither a join key nor an entity name of the project`
+  return `entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)} (the views read take the join keys ${expected.join(', ')}${ignored})`
+}
+
+interface ReadFeature { readonly view: FeatureViewDef, readonly feature: string, readonly shownAs: string }
+
+/**
+ * The features in the order Feast answers them (`utils._group_feature_refs`): grouped by view,
+ * the views in the order first met (an on-demand view computed at read time meets its sources
+ * there), then the on-demand views computed at read time, in the order first met. Within a view
+ * Feast keeps no order (a set); here it is the request's.
+ */
+function feastOrder (features: readonly ReadFeature[]): ReadFeature[] {
+  const read = new Map<string, ReadFeature[]>()
+  const computed = new Map<string, ReadFeature[]>()
+  const group = (groups: Map<string, ReadFeature[]>, name: string): ReadFeature[] => {
+    let found = groups.get(name)
+    if (found === undefined) { found = []; groups.set(name, found) }
+    return found
+  }
+  for (const item of features) {
+    if (!computedAtRead(item.view)) { group(read, item.shownAs).push(item); continue }
+    group(computed, item.shownAs).push(item)
+    for (const source of item.view.sources ?? []) group(read, source)
+  }
+  return [...read.values(), ...computed.values()].flat()
 }
 
 /** Every column of a data frame must have the same length; the number of rows. */

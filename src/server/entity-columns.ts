@@ -1,0 +1,66 @@
+/**
+ * The `entities` columns of a get-online-features body, sorted as Feast's
+ * `utils._prepare_entities_to_read_from_online_store` sorts them (Feast >= 0.41), in this order:
+ * request data of the on-demand views computed for the read (used, not answered); a join key of
+ * any entity of the project (answered under its name); an entity's name (answered under its join
+ * key: Feast's deprecated spelling); anything else, which Feast skips without a word.
+ */
+import { entityColumnsOf, type EntityColumns, type FeatureCatalog, type FeatureViewDef } from './catalog.ts'
+
+/**
+ * Feast's join key for a view without entities (`DUMMY_ENTITY_ID`). Feast fills it in itself (with
+ * an empty string) when a caller does not send it, and never requires it.
+ */
+export const DUMMY_JOIN_KEY = '__dummy_id'
+/** The value Feast reads a view without entities with (`DUMMY_ENTITY_VAL`). */
+export const DUMMY_KEY_VALUE = ''
+
+// Catalogs without `entityColumns`: derived once per array their `featureViews()` returns.
+const derived = new WeakMap<readonly FeatureViewDef[], EntityColumns>()
+
+/** The entity columns of `catalog`'s registry version in force. */
+export function entityColumns (catalog: FeatureCatalog): EntityColumns {
+  if (catalog.entityColumns !== undefined) return catalog.entityColumns()
+  const views = catalog.featureViews()
+  let found = derived.get(views)
+  if (found === undefined) {
+    found = entityColumnsOf(views)
+    derived.set(views, found)
+  }
+  return found
+}
+
+/** The columns of a body's `entities`, sorted. */
+export interface SortedEntityColumns<T> {
+  /**
+   * Join key → its values, in the order the body first names each join key (an entity name stands
+   * for its join key there); given twice (by name and by join key), the later column's values count.
+   */
+  readonly keys: ReadonlyMap<string, readonly T[]>
+  /** The request data columns the body sends. */
+  readonly requestData: ReadonlySet<string>
+  /** The columns that are none of these, in body order: not read, not answered. */
+  readonly ignored: readonly string[]
+}
+
+/**
+ * Sorts `entities` by `columns` (the project's) and `requestData` (the fields the on-demand views
+ * computed for this read need). Refuses nothing: what is missing is judged by the caller.
+ */
+export function sortEntityColumns<T> (
+  entities: Readonly<Record<string, readonly T[]>>,
+  columns: EntityColumns,
+  requestData: ReadonlySet<string>
+): SortedEntityColumns<T> {
+  const keys = new Map<string, readonly T[]>()
+  const sent = new Set<string>()
+  const ignored: string[] = []
+  for (const [column, values] of Object.entries(entities)) {
+    if (requestData.has(column)) { sent.add(column); continue }
+    const joinKey = columns.joinKeys.has(column) ? column : columns.entityNames.get(column)
+    if (joinKey === undefined) ignored.push(column)
+    // As a Python dict: a key set again keeps its place and takes the new values.
+    else keys.set(joinKey, values)
+  }
+  return { keys, requestData: sent, ignored }
+}

@@ -1,0 +1,262 @@
+/**
+ * The `entities` columns of `POST /get-online-features`, sorted as Feast sorts them
+ * (`utils._prepare_entities_to_read_from_online_store`): join keys answered, entity names mapped
+ * to their join key, request data used and not answered, anything else skipped. The same
+ * project is served from a registry YAML file and from a Feast registry file; both answer alike
+ * except where the YAML file has nothing to go on (entity names).
+ */
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { stringify } from 'yaml'
+import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
+import { catalogFromFeastRegistry } from '../../src/server/catalog-from-feast.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import { entityColumns, sortEntityColumns } from '../../src/server/entity-columns.ts'
+import { readFeatures, readTarget } from '../../src/server/online-read.ts'
+import { createOnlineStore } from '../../src/server/online-store.ts'
+import { postAs, useReferenceServer, type Reply, type Served, type User } from '../helpers/feast-checks.ts'
+import { replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+import { expectError } from '../helpers/errors.ts'
+import { writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
+
+// One project, written both as a registry YAML file and as a Feast registry file. `store` is an
+// entity no view takes: Feast still counts its join key.
+const ENTITIES = [['customer', 'dob_ssn'], ['zip', 'zipcode'], ['merchant', 'merchant_id'], ['store', 'store_id']] as const
+const JOIN_KEY: Readonly<Record<string, string>> = Object.fromEntries(ENTITIES)
+const VIEWS = [
+  { name: 'credit_history', entity: 'customer', features: ['credit_card_due', 'missed_payments'] },
+  { name: 'zipcode_features', entity: 'zip', features: ['population'] },
+  { name: 'merchant_stats', entity: 'merchant', features: ['rating'] }
+]
+// Computed at read time from credit_history and the request data transaction_amt.
+const ON_DEMAND = { name: 'transaction_check', entity: 'customer', features: ['over_limit'], source: 'credit_history', requestData: ['transaction_amt'] }
+const SAMPLE_ROWS = {
+  credit_history: [{ dob_ssn: '1', credit_card_due: 10, missed_payments: 0 }],
+  zipcode_features: [{ zipcode: 94107, population: 5 }],
+  transaction_check: [{ dob_ssn: '1', over_limit: true }]
+}
+
+const REGISTRY_YAML = stringify({
+  project: 'credit',
+  feature_views: [
+    ...VIEWS.map(({ name, entity, features }) => ({ name, entities: [JOIN_KEY[entity]], features })),
+    {
+      name: ON_DEMAND.name,
+      kind: 'OnDemandFeatureView',
+      entities: [JOIN_KEY[ON_DEMAND.entity]],
+      features: ON_DEMAND.features,
+      sources: [ON_DEMAND.source],
+      request_data: ON_DEMAND.requestData
+    }
+  ],
+  sample_rows: SAMPLE_ROWS
+})
+
+function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uint8Array {
+  const names = (features: readonly string[]) => features.map((name) => ({ name }))
+  return writeFeastRegistry({
+    projects: [{ spec: { name: 'credit' } }],
+    entities: entities.map(([name, joinKey]) => ({ spec: { name, join_key: joinKey, project: 'credit' } })),
+    feature_views: VIEWS.map(({ name, entity, features }) => ({ spec: { name, project: 'credit', entities: [entity], features: names(features), online: true } })),
+    on_demand_feature_views: [{
+      spec: {
+        name: ON_DEMAND.name,
+        project: 'credit',
+        entities: [ON_DEMAND.entity],
+        features: names(ON_DEMAND.features),
+        sources: {
+          [ON_DEMAND.source]: { feature_view_projection: { feature_view_name: ON_DEMAND.source } },
+          transaction: { request_data_source: { type: 'REQUEST_SOURCE', name: 'transaction', request_data_options: { schema: names(ON_DEMAND.requestData) } } }
+        }
+      }
+    }]
+  })
+}
+
+const yamlServer = useReferenceServer(() => ({
+  registry: loadYamlCatalogFile({ yaml: REGISTRY_YAML, source: 'registry.yaml' })
+}))
+let feastFile: FeastRegistry | undefined
+const feastServer = useReferenceServer((store) => {
+  const path = join(store.dir, 'registry.db')
+  writeFileSync(path, feastRegistry(ENTITIES))
+  const registry = openFeastRegistry({ path, project: 'credit', pollIntervalMs: 0 })
+  feastFile = registry
+  return { registry: catalogFromFeastRegistry(registry, SAMPLE_ROWS), close: () => { registry.close() } }
+})
+
+const CREDIT = ['credit_history:credit_card_due']
+const values = (reply: Reply): unknown[] => reply.body.results.map((column: { values: unknown[] }) => column.values)
+
+for (const [label, served] of [['registry YAML', yamlServer], ['Feast registry file', feastServer]] as const) {
+  const post = async (user: User, body: unknown): Promise<Reply> => await postAs(served.base, served.tokens[user], '/get-online-features', body)
+  const read = async (body: unknown): Promise<Reply> => {
+    const reply = await post('reader', body)
+    assert.equal(reply.status, 200, reply.text)
+    return reply
+  }
+
+  describe(`get-online-features over a ${label}: the entities columns, as Feast sorts them`, () => {
+    test('a join key column is answered first, under its name, with the values sent', async () => {
+      const reply = await read({ features: CREDIT, entities: { dob_ssn: ['1', '2'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
+      assert.deepEqual(values(reply), [['1', '2'], [10, null]])
+    })
+
+    test('a join key of the project that the views read do not take is answered too, as Feast answers every entity\'s join key', async () => {
+      const reply = await read({ features: CREDIT, entities: { dob_ssn: ['1'], merchant_id: [7] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'merchant_id', 'credit_card_due'])
+    })
+
+    test('a column that is no join key, entity name or request data is not read and not answered, as Feast skips it', async () => {
+      const reply = await read({ features: CREDIT, entities: { note: ['x'], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
+      assert.deepEqual(values(reply), [['1'], [10]])
+    })
+
+    test('a misspelt join key is a 422 naming the missing join key, the join keys the views read take and the column not read', async () => {
+      const reply = await post('reader', { features: [...CREDIT, 'zipcode_features:population'], entities: { zipcode: [94107], dob_sn: ['1'] } })
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, 'entities has no column "dob_ssn", the join key of feature view "credit_history" ' +
+        '(the views read take the join keys dob_ssn, zipcode; not read: "dob_sn", neither a join key nor an entity name of the project)')
+    })
+
+    test('request data of an on-demand view computed at read time is read, and not answered', async () => {
+      const reply = await read({ features: ['transaction_check:over_limit'], entities: { transaction_amt: [500], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'over_limit'])
+      assert.deepEqual(values(reply), [['1'], [true]])
+    })
+
+    test('missing request data is a 404 naming the column and the on-demand view, as Feast\'s RequestDataNotFoundInEntityRowsException', async () => {
+      const reply = await post('reader', { features: ['transaction_check:over_limit'], entities: { dob_ssn: ['1'] } })
+      assert.equal(reply.status, 404, reply.text)
+      assert.equal(reply.body.message, 'entities has no column "transaction_amt", request data of on-demand feature view "transaction_check"')
+    })
+
+    test('the columns come in Feast\'s order: join keys as first sent, then features by view, on-demand views computed at read time last', async () => {
+      const reply = await read({
+        features: ['transaction_check:over_limit', 'zipcode_features:population', 'credit_history:missed_payments', 'credit_history:credit_card_due'],
+        entities: { zipcode: [94107], note: ['x'], transaction_amt: [1], merchant_id: [7], dob_ssn: ['1'] }
+      })
+      // The on-demand view reads credit_history: Feast meets that view first, through it.
+      assert.deepEqual(reply.body.metadata.feature_names, ['zipcode', 'merchant_id', 'dob_ssn', 'missed_payments', 'credit_card_due', 'population', 'over_limit'])
+      assert.deepEqual(values(reply), [[94107], [7], ['1'], [0], [10], [5], [true]])
+    })
+
+    test('the columns never widen access: a caller denied a view is denied whatever the entities hold', async () => {
+      const reply = await post('zip_reader', { features: CREDIT, entities: { zipcode: [94107], dob_ssn: ['1'], customer: ['1'], transaction_amt: [1] } })
+      assert.equal(reply.status, 403, reply.text)
+      assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureView:credit_history')
+    })
+
+    test('a denied caller gets 403, never the 404 naming missing request data or the 422 naming a join key', async () => {
+      for (const entities of [{ dob_ssn: ['1'] }, { transaction_amt: [1] }]) {
+        const reply = await post('nobody', { features: ['transaction_check:over_limit'], entities })
+        assert.equal(reply.status, 403, reply.text)
+        assert.ok(!reply.text.includes('transaction_amt') && !reply.text.includes('dob_ssn'), reply.text)
+      }
+    })
+  })
+}
+
+describe('get-online-features: entity names, which only a Feast registry file has', () => {
+  const post = async (served: Served, entities: Record<string, unknown[]>): Promise<Reply> =>
+    await postAs(served.base, served.tokens.reader, '/get-online-features', { features: CREDIT, entities })
+
+  test('an entity name stands for its join key and is answered under the join key, as Feast (deprecated) reads it', async () => {
+    const reply = await post(feastServer, { customer: ['1'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
+    assert.deepEqual(values(reply), [['1'], [10]])
+  })
+
+  test('an entity name and its join key make one column, where the first was sent, with the later one\'s values, as a Python dict keeps them', async () => {
+    const reply = await post(feastServer, { customer: ['2'], zipcode: [94107], dob_ssn: ['1'] })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'zipcode', 'credit_card_due'])
+    assert.deepEqual(values(reply), [['1'], [94107], [10]])
+  })
+
+  test('the registry YAML file declares join keys only: a column named like an entity is not read there', async () => {
+    const reply = await post(yamlServer, { customer: ['1'] })
+    assert.equal(reply.status, 422, reply.text)
+    assert.match(reply.body.message, /no column "dob_ssn".*not read: "customer"/)
+  })
+})
+
+describe('the entity columns of a catalog', () => {
+  const { dir, cleanup } = tempDir()
+  after(cleanup)
+
+  test('of a Feast registry: every entity\'s join key, a view\'s or not, and its name standing for it', () => {
+    const columns = entityColumns(catalogFromFeastRegistry(feastFile ?? assert.fail('the Feast server is up')))
+    assert.deepEqual([...columns.joinKeys].sort(), ['dob_ssn', 'merchant_id', 'store_id', 'zipcode'])
+    assert.deepEqual([...columns.entityNames], [['customer', 'dob_ssn'], ['zip', 'zipcode'], ['merchant', 'merchant_id'], ['store', 'store_id']])
+  })
+
+  test('of a Feast registry are worked out once per registry version, and again for the next', async () => {
+    const path = join(dir, 'versions.db')
+    writeFileSync(path, feastRegistry(ENTITIES))
+    const registry = openFeastRegistry({ path, project: 'credit', pollIntervalMs: 0 })
+    try {
+      const catalog = catalogFromFeastRegistry(registry)
+      const first = entityColumns(catalog)
+      assert.equal(entityColumns(catalog), first, 'the same version asks again')
+      replaceFile(path, feastRegistry([['client', 'dob_ssn'], ['zip', 'zipcode'], ['merchant', 'merchant_id']]))
+      assert.equal(await registry.refresh(), 'updated')
+      assert.deepEqual([...entityColumns(catalog).entityNames.keys()], ['client', 'zip', 'merchant'])
+    } finally {
+      registry.close()
+    }
+  })
+
+  test('of a catalog that does not give them are its views\' join keys, worked out once per list of views', () => {
+    const yaml = loadYamlCatalogFile({ yaml: REGISTRY_YAML, source: 'registry.yaml' })
+    const { entityColumns: _omitted, ...bare } = yaml
+    const columns = entityColumns(bare)
+    assert.deepEqual([...columns.joinKeys], ['dob_ssn', 'zipcode', 'merchant_id'])
+    assert.equal(columns.entityNames.size, 0)
+    assert.equal(entityColumns(bare), columns)
+  })
+
+  test('sorting: request data first, then join keys, then entity names; the rest is left out, in body order', () => {
+    const columns = { joinKeys: new Set(['dob_ssn', 'zipcode']), entityNames: new Map([['customer', 'dob_ssn'], ['dob_ssn', 'other']]) }
+    const sorted = sortEntityColumns({ z: [0], zipcode: [1], amount: [2], customer: [3], dob_ssn: [4], a: [5] }, columns, new Set(['amount', 'zipcode']))
+    assert.deepEqual([...sorted.keys], [['dob_ssn', [4]]])
+    assert.deepEqual([...sorted.requestData], ['zipcode', 'amount'])
+    assert.deepEqual(sorted.ignored, ['z', 'a'])
+  })
+})
+
+describe('the error for a missing join key', () => {
+  test('names five of the columns not read, and how many more there are', () => {
+    const catalog = loadYamlCatalogFile({ yaml: REGISTRY_YAML, source: 'registry.yaml' })
+    const entities = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`c${i}`, [i]]))
+    expectError(() => readFeatures(readTarget(catalog, { features: CREDIT, entities }), createOnlineStore(catalog)), {
+      statusCode: 422, message: /; not read: "c0", "c1", "c2", "c3", "c4" and 995 more, neither a join key nor an entity name of the project\)$/
+    })
+  })
+})
+
+describe('Feast\'s sample registry (written by Feast): its on-demand view without entities', () => {
+  const sample = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0, cacheTtlSeconds: 0 })
+  after(() => { sample.close() })
+  const catalog = catalogFromFeastRegistry(sample)
+  const store = createOnlineStore(catalog)
+  const read = (entities: Record<string, unknown[]>) =>
+    readFeatures(readTarget(catalog, { features: ['transaction_gt_last_credit_card_due:transaction_gt_last_credit_card_due'], entities }), store)
+
+  test('is read with its request data, which is not answered, and without the dummy join key Feast fills in itself', () => {
+    const response = read({ dob_ssn: ['19530219_5179'], transaction_amt: [100] })
+    assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'transaction_gt_last_credit_card_due'])
+    assert.deepEqual(response.results[1]?.statuses, ['NOT_FOUND'])
+  })
+
+  test('is a 404 without its request data', () => {
+    expectError(() => read({ dob_ssn: ['19530219_5179'] }), {
+      statusCode: 404, message: 'entities has no column "transaction_amt", request data of on-demand feature view "transaction_gt_last_credit_card_due"'
+    })
+  })
+})
