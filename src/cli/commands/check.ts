@@ -1,9 +1,5 @@
-import { authenticateRequest } from '../../adapters/authenticate-request.ts'
-import { setUpAuthz } from '../../adapters/setup.ts'
-import { ConfigError } from '../../config/errors.ts'
 import { describeValue } from '../../base/describe-value.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
-import { AuthError } from '../../base/errors.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType, resourceLabel, unknownAction, type Action, type Permission, type Resource } from '../../permissions/model.ts'
@@ -11,8 +7,7 @@ import { loadPermissionsFile } from '../../permissions/yaml.ts'
 import { createPrincipal, principalToJSON, type AuthSource, type Principal } from '../../base/principal.ts'
 import { didYouMean } from '../../base/did-you-mean.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
-import { createCliLogger } from '../cli-logger.ts'
-import { reportUndecided } from '../undecided.ts'
+import { authenticateOnce, refusal, type TokenOutcome } from '../authenticate-once.ts'
 import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
 
@@ -85,7 +80,7 @@ export const run: CliCommand = async (argv, io) => {
     const outcome = await principalFromToken(args.config, args.token as string, args.verbose, io)
     if (typeof outcome === 'number') return outcome
     if ('rejected' in outcome) {
-      io.stdout(`${JSON.stringify({ decision: 'deny', authenticated: false, reason: outcome.rejected, explanation: [] }, null, 2)}\n`)
+      io.stdout(`${JSON.stringify({ decision: 'deny', authenticated: false, reason: refusal(outcome.rejected), explanation: [] }, null, 2)}\n`)
       return EXIT.rejected
     }
     if ('noAuth' in outcome) {
@@ -212,33 +207,11 @@ export function parsePrincipal (json: string): Principal {
   return createPrincipal({ username, roles: list('roles'), groups: list('groups'), namespaces: list('namespaces'), source: source as AuthSource })
 }
 
-type TokenOutcome = { principal: Principal } | { rejected: string } | { noAuth: true }
-
 /** Authenticates like `feast-authz inspect`; a number is the exit code of a failure already reported. */
-async function principalFromToken (config: string | undefined, token: string, verbose: boolean, io: CliIo): Promise<TokenOutcome | number> {
-  const stderr = io.stderr
-  const logs = createCliLogger(io, 'check', verbose)
-  let authz
-  try {
-    authz = setUpAuthz({ config }, logs.logger, { oneShot: true })
-  } catch (error) {
-    if (error instanceof ConfigError) { stderr(`feast-authz check: ${error.message}\n`); return EXIT.usage }
-    throw error
-  }
-  try {
-    if (authz.manager.type === 'no_auth') return { noAuth: true }
-    const principal = await authenticateRequest(authz, { authorization: `Bearer ${token}` }, undefined)
-    return { principal }
-  } catch (error) {
-    if (!(error instanceof AuthError)) throw error
-    if (error.status === 503) {
-      logs.discard()
-      return reportUndecided(io, 'check', error, authz.config)
-    }
-    stderr(`feast-authz check: token rejected: ${error.code}: ${error.message}\n`)
-    return { rejected: `${error.code}: ${error.message}` }
-  } finally {
-    logs.release()
-    await authz.manager.close()
-  }
+async function principalFromToken (config: string | undefined, token: string, verbose: boolean, io: CliIo): Promise<TokenOutcome | { noAuth: true } | number> {
+  return await authenticateOnce(io, 'check', { config, token, verbose }, (outcome, authConfig) => {
+    // The server checks no permission under no_auth (authentication gave the anonymous principal, without I/O).
+    if (authConfig.type === 'no_auth') return { noAuth: true }
+    return outcome
+  })
 }

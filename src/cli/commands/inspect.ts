@@ -1,12 +1,7 @@
-import { setUpAuthz } from '../../adapters/setup.ts'
-import { authenticateRequest } from '../../adapters/authenticate-request.ts'
-import { ConfigError } from '../../config/errors.ts'
-import { AuthError } from '../../base/errors.ts'
 import { principalToJSON } from '../../base/principal.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
-import { createCliLogger } from '../cli-logger.ts'
+import { authenticateOnce } from '../authenticate-once.ts'
 import { explainToken } from '../explain-token.ts'
-import { reportUndecided } from '../undecided.ts'
 import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
@@ -57,30 +52,13 @@ export const run: CliCommand = async (argv, io) => {
     return reportUsage(io, 'inspect', error)
   }
 
-  const logs = createCliLogger(io, 'inspect', verbose)
-  let authz
-  try {
-    authz = setUpAuthz({ config }, logs.logger, { oneShot: true })
-  } catch (error) {
-    if (error instanceof ConfigError) { io.stderr(`feast-authz inspect: ${error.message}\n`); return EXIT.usage }
-    throw error
-  }
-  try {
-    const principal = await authenticateRequest(authz, { authorization: `Bearer ${token}` }, undefined)
-    if (explain) io.stderr(explainToken(token, authz.config))
-    io.stdout(`${JSON.stringify(principalToJSON(principal), null, 2)}\n`)
-    return EXIT.ok
-  } catch (error) {
-    if (!(error instanceof AuthError)) throw error
-    if (error.status === 503) {
-      logs.discard()
-      return reportUndecided(io, 'inspect', error, authz.config)
+  return await authenticateOnce(io, 'inspect', { config, token, verbose }, (outcome, authConfig) => {
+    if ('rejected' in outcome) {
+      io.stderr(`\n${explainToken(token, authConfig)}`)
+      return EXIT.rejected
     }
-    io.stderr(`feast-authz inspect: token rejected: ${error.code}: ${error.message}\n\n`)
-    io.stderr(explainToken(token, authz.config))
-    return EXIT.rejected
-  } finally {
-    logs.release()
-    await authz.manager.close()
-  }
+    if (explain) io.stderr(explainToken(token, authConfig))
+    io.stdout(`${JSON.stringify(principalToJSON(outcome.principal), null, 2)}\n`)
+    return EXIT.ok
+  })
 }
