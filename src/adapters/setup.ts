@@ -3,7 +3,7 @@ import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import { placeConfigError, type FeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
-import { createAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
+import { createAuthManager, createOneShotAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
 import type { AuthManager } from '../managers/types.ts'
 import type { Permission } from '../permissions/model.ts'
 import type { PermissionSource } from '../permissions/source.ts'
@@ -78,10 +78,6 @@ export interface AuthzSetup {
   close (): void
 }
 
-// A command that makes one decision and exits reads the roles once: informers would only cost
-// watches and, against a cluster that cannot be used, add restart warnings to its verdict.
-const ONE_SHOT: Pick<ManagerOptions, 'kubernetes'> = { kubernetes: { tuning: { informer: { watch: false } } } }
-
 /**
  * Validates the options, reads the `auth` section and builds the manager. With
  * `openRegistry: true` (the adapters), the Feast registry feature_store.yaml names is opened as
@@ -105,7 +101,9 @@ export function setUpAuthz (
   }
   let manager: AuthManager
   try {
-    manager = options.manager ?? createAuthManager(auth, { logger, oidc: options.oidc, ...(oneShot ? ONE_SHOT : {}) })
+    // A command that makes one decision and exits reads the roles once: informers would only cost
+    // watches and, against a cluster that cannot be used, add restart warnings to its verdict.
+    manager = options.manager ?? (oneShot ? createOneShotAuthManager : createAuthManager)(auth, { logger, oidc: options.oidc })
   } catch (error) {
     registry?.close()
     // A field the manager could not use (a missing CA bundle, no cluster connection) is named where the file sets it.

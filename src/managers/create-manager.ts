@@ -40,12 +40,25 @@ const MANAGER_OPTION_RULES: OptionRules = {
  * `OptionError` naming the option (`kubernetes.tuning.maxConcurrentReviews`) when one is invalid.
  */
 export function createAuthManager (config: AuthConfig, options: ManagerOptions): AuthManager {
-  checkOptions(options, MANAGER_OPTION_RULES, { owner: 'createAuthManager' })
-  // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/managers/intra/with-intra-identity.ts.
-  return withIntraIdentity(buildManager(config, options), { logger: options.logger })
+  return checkedManager(config, options, 'createAuthManager', false)
 }
 
-function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+/**
+ * {@link createAuthManager} for feast-authz's own commands that make one decision and exit
+ * (`inspect`, `check`): in kubernetes mode no informer starts and the roles are listed once.
+ * Not exported by the package: a server needs its informer, and health() to become ready.
+ */
+export function createOneShotAuthManager (config: AuthConfig, options: ManagerOptions): AuthManager {
+  return checkedManager(config, options, 'createOneShotAuthManager', true)
+}
+
+function checkedManager (config: AuthConfig, options: ManagerOptions, owner: string, oneShot: boolean): AuthManager {
+  checkOptions(options, MANAGER_OPTION_RULES, { owner })
+  // A signed intra-server token (INTRA_COMMUNICATION_BASE64 set) is checked first; see src/managers/intra/with-intra-identity.ts.
+  return withIntraIdentity(buildManager(config, options, oneShot), { logger: options.logger })
+}
+
+function buildManager (config: AuthConfig, options: ManagerOptions, oneShot: boolean): AuthManager {
   // The public option types `connection.kubeConfig` loosely (see ClusterConnectionOption): it is a client-node KubeConfig.
   const kubernetes = options.kubernetes as Omit<KubernetesManagerOptions, 'logger'> | undefined
   switch (config.type) {
@@ -65,6 +78,7 @@ function buildManager (config: AuthConfig, options: ManagerOptions): AuthManager
         })
       })
     case 'kubernetes':
-      return createKubernetesManager(config, { logger: options.logger, ...kubernetes })
+      // Set last: whatever the public options carry, only createOneShotAuthManager turns the informer off.
+      return createKubernetesManager(config, { logger: options.logger, ...kubernetes, oneShot })
   }
 }

@@ -13,7 +13,7 @@ import { withinDeadline } from '../../base/deadline.ts'
 import { apiTargetOf, createOutOfTimeReporter, type ApiOperation } from './api-failure.ts'
 import { TOKEN_REVIEW } from './token-review.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, KUBERNETES_OPTION_RULES, type KubernetesTuning } from './tuning.ts'
-import { checkOptions, required } from '../../base/option-rules.ts'
+import { boolean, checkOptions, required } from '../../base/option-rules.ts'
 
 export type { KubernetesTuning } from './tuning.ts'
 export interface KubernetesManagerOptions {
@@ -24,6 +24,14 @@ export interface KubernetesManagerOptions {
   /** The pod's service-account directory (namespace file). Default `/var/run/secrets/kubernetes.io/serviceaccount`. */
   readonly serviceAccountDir?: string | undefined
   readonly tuning?: KubernetesTuning | undefined
+  /**
+   * For feast-authz's own commands that make one decision and exit (`inspect`, `check`; see
+   * `createOneShotAuthManager`): no informer starts, the roles are listed once per request. A
+   * watch would only cost API calls and, against a cluster that cannot be used, add its restart
+   * warnings to the failure the command reports already. Not a public option: such a manager's
+   * health() never reports the roles synced, which no server may live with. Default false.
+   */
+  readonly oneShot?: boolean | undefined
 }
 
 /**
@@ -33,7 +41,7 @@ export interface KubernetesManagerOptions {
  * bindings are held by an informer.
  */
 export function createKubernetesManager (config: KubernetesAuthConfig, options: KubernetesManagerOptions): AuthManager {
-  checkOptions(options, { ...KUBERNETES_OPTION_RULES, logger: required(LOGGER_OPTION) }, { path: 'kubernetes' })
+  checkOptions(options, { ...KUBERNETES_OPTION_RULES, logger: required(LOGGER_OPTION), oneShot: boolean() }, { path: 'kubernetes' })
   const { logger } = options
   const tuning = options.tuning ?? {}
   const connection = options.connection ?? detectClusterConnection({ env: options.env, serviceAccountDir: options.serviceAccountDir })
@@ -61,6 +69,7 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
   })
   const bindings = createRoleSource(connection.kubeConfig, {
     ...tuning.informer,
+    watch: options.oneShot !== true,
     ...(config.outage_grace_seconds === undefined ? {} : { staleGraceMs: config.outage_grace_seconds * 1000 }),
     logger,
     namespace,

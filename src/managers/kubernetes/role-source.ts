@@ -12,6 +12,12 @@ import type { InformerTuning } from './tuning.ts'
 
 export interface RoleSourceOptions extends InformerTuning {
   readonly logger: AuthLogger
+  /**
+   * false: never start the informers; the roles come from direct lists only (each reused for
+   * `directListTtlMs`), and {@link RoleSource.status} never reports them synced. For the one-shot
+   * commands only (see `oneShot` of the kubernetes manager). Default true.
+   */
+  readonly watch?: boolean | undefined
   /** The service namespace: only its RoleBindings and Roles are read. */
   readonly namespace: string
   /** Which bindings grant Feast roles. Default: marked Roles only. */

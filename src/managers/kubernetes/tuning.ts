@@ -1,4 +1,4 @@
-import { boolean, func, integer, milliseconds, object, oneOf, required, text, type OptionRules } from '../../base/option-rules.ts'
+import { func, integer, milliseconds, object, oneOf, required, text, type OptionRules } from '../../base/option-rules.ts'
 
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
@@ -25,14 +25,6 @@ export interface KubernetesTuning {
 
 /** Timings of the RoleBinding and Role informers (docs/kubernetes.md). */
 export interface InformerTuning {
-  /**
-   * false: never start the informers; each request that needs the roles lists RoleBindings and
-   * Roles directly (a list is reused for `directListTtlMs`), and health() never reports them
-   * synced. For a process that makes one decision and exits, such as `feast-authz inspect`: a
-   * watch would only cost API calls and, against a cluster that cannot be used, add its restart
-   * warnings to the failure the request reports already. Default true.
-   */
-  readonly watch?: boolean
   /** Items per list page. Default 500. */
   readonly pageSize?: number
   /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
@@ -80,7 +72,6 @@ const MAX_CACHED_TOKENS = 10_000_000
 
 /** The rules of {@link InformerTuning}, checked by `checkOptions` (src/base/option-rules.ts). */
 export const INFORMER_TUNING_RULES: OptionRules = {
-  watch: boolean(),
   pageSize: integer(1, 100_000),
   // The API server takes whole seconds; a day is far beyond any server's own watch limit.
   watchTimeoutSeconds: integer(1, 86_400),

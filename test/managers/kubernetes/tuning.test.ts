@@ -31,8 +31,7 @@ const informerCases: ReadonlyArray<[keyof InformerTuning, unknown, string]> = [
   ['staleAfterMs', Number.POSITIVE_INFINITY, 'a number of milliseconds from 1 to 2147483647, got Infinity'],
   ['restartBackoffMs', 1000, 'an object, got 1000'],
   ['staleGraceMs', -1, 'a number of milliseconds from 0 to 2147483647, got -1'],
-  ['directListTtlMs', Number.NaN, 'a number of milliseconds from 0 to 2147483647, got NaN'],
-  ['watch', 'no', 'true or false, got "no"']
+  ['directListTtlMs', Number.NaN, 'a number of milliseconds from 0 to 2147483647, got NaN']
 ]
 
 function refusedByBoth (tuning: KubernetesTuning, option: string, message: string): void {
@@ -65,6 +64,12 @@ describe('informer tuning options', () => {
       'a number of milliseconds from 0 to 2147483647, got nothing')
     refusedByBoth({ informer: { restartBackoffMs: { initial: Number.NaN, max: 1000 } } }, 'kubernetes.tuning.informer.restartBackoffMs.initial',
       'a number of milliseconds from 0 to 2147483647, got NaN')
+  })
+
+  test('informer.watch is not an option: no public setting starts a manager whose health() can never be ready', () => {
+    assert.throws(() => createAuthManager({ type: 'no_auth' }, { logger: silentLogger, kubernetes: { tuning: { informer: { watch: false } as InformerTuning } } }), {
+      name: 'OptionError', option: 'kubernetes.tuning.informer.watch'
+    })
   })
 
   test('a restart backoff whose initial delay exceeds its max is refused', () => {

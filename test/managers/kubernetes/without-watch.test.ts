@@ -1,11 +1,12 @@
 /**
- * `tuning.informer.watch: false`, as the one-shot commands (`feast-authz inspect`, `check`) set it:
- * the roles come from direct lists, and nothing is left watching.
+ * The one-shot manager of `feast-authz inspect` and `check` (`createOneShotAuthManager`): the
+ * roles come from direct lists, and nothing is left watching. Only that internal entry builds one.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { jwsToken, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { managerFor, startClusterWithAliceReader } from '../../helpers/kubernetes.ts'
+import { KUBERNETES_CONFIG, managerFor, NO_POD, startClusterWithAliceReader } from '../../helpers/kubernetes.ts'
+import { createAuthManager, createOneShotAuthManager, type ManagerOptions } from '../../../src/managers/create-manager.ts'
 import { captureLogs } from '../../helpers/logs.ts'
 
 describe('a kubernetes manager without watches', () => {
@@ -14,9 +15,14 @@ describe('a kubernetes manager without watches', () => {
   before(async () => { api = await startClusterWithAliceReader() })
   after(async () => { await api?.close() })
 
+  const optionsFor = (api: FakeKubeApi): ManagerOptions => ({
+    logger: captureLogs().logger,
+    kubernetes: { connection: { kubeConfig: api.kubeConfig(), source: 'kubeconfig', description: 'fake API server' }, serviceAccountDir: NO_POD, env: {} }
+  })
+
   test('gives a token the roles bound to it, from one list of each kind and no watch', async () => {
     api.resetCalls()
-    const manager = managerFor(api, { tuning: { informer: { watch: false } } })
+    const manager = createOneShotAuthManager(KUBERNETES_CONFIG, optionsFor(api))
     try {
       await manager.warmUp()
       const principal = await manager.authenticate(jwsToken('alice-token'))
@@ -30,7 +36,7 @@ describe('a kubernetes manager without watches', () => {
 
   test('logs no informer restart when the API server refuses connections', async () => {
     const { logger, lines } = captureLogs()
-    const manager = managerFor(api, { logger, tuning: { informer: { watch: false, restartBackoffMs: { initial: 10, max: 10 } } } })
+    const manager = managerFor(api, { logger, oneShot: true, tuning: { informer: { restartBackoffMs: { initial: 10, max: 10 } } } })
     await api.stop()
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('alice-token')), { code: 'cluster_unavailable' })
@@ -40,6 +46,17 @@ describe('a kubernetes manager without watches', () => {
     } finally {
       await manager.close()
       await api.start()
+    }
+  })
+
+  test('is never what the public createAuthManager builds, whatever its options carry: that manager becomes ready', async () => {
+    const options = optionsFor(api)
+    const manager = createAuthManager(KUBERNETES_CONFIG, { ...options, kubernetes: { ...options.kubernetes, oneShot: true } as ManagerOptions['kubernetes'] })
+    try {
+      await manager.warmUp()
+      assert.equal(manager.health().ready, true)
+    } finally {
+      await manager.close()
     }
   })
 })
