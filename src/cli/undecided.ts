@@ -33,9 +33,9 @@ function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
   const budget = `each call to it times out after ${duration(target.timeoutMs)} (requestTimeoutMs)`
   switch (failure.kind) {
     case 'forbidden':
-      return `the user of ${KUBECONFIG} on ${server} needs that permission (docs/kubernetes.md#rbac-the-service-needs): grant it, or use a kubeconfig whose user has it`
+      return `grant that permission to ${target.caller} on ${server} (docs/kubernetes.md#rbac-the-service-needs), or use credentials that have it`
     case 'unauthorized':
-      return `${server} rejected the credentials of ${KUBECONFIG}: they expired or are for another cluster; get fresh ones`
+      return `${server} rejected the credentials of ${target.caller}: they expired or are for another cluster; get fresh ones`
     case 'timeout':
       return `${server} did not answer within ${duration(target.timeoutMs)} (requestTimeoutMs, the limit of each call and of a request's calls together): check that this machine can reach it (VPN, proxy, firewall) and that it is not overloaded`
     case 'untrusted-certificate':

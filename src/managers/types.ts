@@ -10,7 +10,7 @@ export interface ManagerHealth {
 /**
  * Turns a bearer token into a {@link Principal}. One instance per server, built at startup.
  * `authenticate` rejects with an `AuthError`: 401 for a bad credential, 503 when the
- * identity source could not be reached.
+ * identity source could not be reached or would not answer (it refused our own credentials).
  */
 export interface AuthManager {
   readonly type: AuthType

@@ -56,7 +56,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
     try {
       const run = await inspect(jwsToken('alice-token'))
       assert.equal(run.code, 3)
-      assert.ok(run.stderr.includes(`could not decide: cluster_unavailable: the Kubernetes API server could not be reached: TokenReview at ${api.url}: HTTP 403 (forbidden): the service account lacks the permission create tokenreviews`), run.stderr)
+      assert.ok(run.stderr.includes(`could not decide: cluster_unavailable: the Kubernetes API server refused feast-authz a permission it needs: TokenReview at ${api.url}: HTTP 403 (forbidden): the kubeconfig user feast-service (context fake) lacks the permission create tokenreviews`), run.stderr)
       assert.doesNotMatch(run.stderr, /^feast-authz inspect: error: /m, 'the verdict says it once; the log line is for --debug')
     } finally {
       api.grant('create', 'tokenreviews')
@@ -68,7 +68,7 @@ describe('feast-authz inspect in kubernetes mode', () => {
     try {
       const run = await inspect(jwsToken('alice-token'))
       assert.equal(run.code, 3)
-      assert.ok(run.stderr.includes(`list RoleBindings and Roles in namespace feast at ${api.url}: HTTP 403 (forbidden): the service account lacks the permission get, list and watch rolebindings and roles (rbac.authorization.k8s.io) in namespace feast\n  the user of the kubeconfig (KUBECONFIG, else ~/.kube/config) on ${api.url} needs that permission`), run.stderr)
+      assert.ok(run.stderr.includes(`list RoleBindings and Roles in namespace feast at ${api.url}: HTTP 403 (forbidden): the kubeconfig user feast-service (context fake) lacks the permission get, list and watch rolebindings and roles (rbac.authorization.k8s.io) in namespace feast\n  grant that permission to the kubeconfig user feast-service (context fake) on ${api.url}`), run.stderr)
     } finally {
       api.grant('list', 'rolebindings')
     }

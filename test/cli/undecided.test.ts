@@ -8,7 +8,7 @@ import { captureLogs } from '../helpers/logs.ts'
 
 // What the second line of a "could not decide" says for each way a call to the API server fails.
 const { ApiException } = kubernetesClient()
-const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500 }
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500, caller: 'the kubeconfig user alice (context dev)' }
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
 
 function hintFor (error: AuthError): string {
@@ -29,9 +29,14 @@ describe('the hint of a cluster that could not be used', () => {
     assert.match(hintFor(createOutOfTimeReporter(captureLogs().logger, TARGET)(REVIEW)), /^ {2}https:\/\/kube\.example\.com:6443 did not answer within 2500 ms/)
   })
 
-  test('rejected credentials say the kubeconfig\'s need renewing', () => {
+  test('rejected credentials say whose need renewing', () => {
     assert.equal(hintFor(report(new ApiException(401, 'x', '', {}))),
-      '  https://kube.example.com:6443 rejected the credentials of the kubeconfig (KUBECONFIG, else ~/.kube/config): they expired or are for another cluster; get fresh ones; --debug shows the details')
+      '  https://kube.example.com:6443 rejected the credentials of the kubeconfig user alice (context dev): they expired or are for another cluster; get fresh ones; --debug shows the details')
+  })
+
+  test('a refused permission says to whom to grant it', () => {
+    assert.equal(hintFor(report(new ApiException(403, 'x', '', {}))),
+      '  grant that permission to the kubeconfig user alice (context dev) on https://kube.example.com:6443 (docs/kubernetes.md#rbac-the-service-needs), or use credentials that have it; --debug shows the details')
   })
 
   test('a server error says to check the server\'s health', () => {

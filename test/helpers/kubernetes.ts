@@ -1,5 +1,7 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SERVICE_ACCOUNT_DIR } from '../../src/managers/kubernetes/cluster-connection.ts'
 import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
@@ -9,6 +11,20 @@ import { captureLogs } from './logs.ts'
 
 /** A directory that is never a pod's service-account mount, so namespace discovery goes past it. */
 export const NO_POD = join(tmpdir(), 'feast-authz-no-pod')
+
+/**
+ * A fake pod filesystem under `root`: `<new dir>/var/run/secrets/kubernetes.io/serviceaccount/` with
+ * `token` (default `pod-token`), `ca.crt` (default not a real CA) and `namespace` (none when undefined).
+ * Returns the service-account directory.
+ */
+export function fakePodDir (root: string, namespace: string | undefined, files: { token?: string, caPem?: string } = {}): string {
+  const dir = join(mkdtempSync(join(root, 'pod-')), SERVICE_ACCOUNT_DIR)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'token'), files.token ?? 'pod-token')
+  writeFileSync(join(dir, 'ca.crt'), files.caPem ?? 'not really a ca')
+  if (namespace !== undefined) writeFileSync(join(dir, 'namespace'), `${namespace}\n`)
+  return dir
+}
 
 /** The `auth` section of the tests' kubernetes servers. */
 export const KUBERNETES_CONFIG: KubernetesAuthConfig = { type: 'kubernetes', token_review_cache_ttl_seconds: 60 }

@@ -1,5 +1,6 @@
-import type { KubeConfig } from '@kubernetes/client-node'
 import { kubernetesClient } from './client-library.ts'
+import { describeCaller } from './api-caller.ts'
+import type { ClusterConnection } from './cluster-connection.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
 import { tlsFailureOf } from '../../base/http/tls-failure.ts'
@@ -10,16 +11,18 @@ import { createLogThrottle } from '../../base/observability/throttle.ts'
 export interface ApiOperation {
   /** e.g. `TokenReview`, `list RoleBindings` */
   readonly action: string
-  /** The RBAC rule the service's account needs, e.g. `create tokenreviews.authentication.k8s.io (cluster-wide)`. */
+  /** The RBAC rule the caller needs, e.g. `create tokenreviews.authentication.k8s.io (cluster-wide)`. */
   readonly permission: string
 }
 
-/** Where the calls go and how long each may take: what a person needs to look in the right place. */
+/** Where the calls go, as whom, and how long each may take: what a person needs to look in the right place. */
 export interface ApiTarget {
   /** The API server of the kubeconfig's current cluster, as {@link urlForLog} shows it; undefined when it names none. */
   readonly server: string | undefined
   /** `requestTimeoutMs`: the timeout of each call, and of a request's calls together. */
   readonly timeoutMs: number
+  /** Who the API server sees making the calls, as {@link describeCaller} words it (never a credential). */
+  readonly caller: string
 }
 
 /**
@@ -47,38 +50,59 @@ export class ApiServerFailure extends Error {
 
   constructor (readonly operation: ApiOperation, readonly target: ApiTarget, readonly failure: Failure) {
     const where = target.server === undefined ? '' : ` at ${target.server}`
-    const missing = failure.kind === 'forbidden' ? `: the service account lacks the permission ${operation.permission}` : ''
+    const missing = failure.kind === 'forbidden' ? `: ${lacksPermission(target.caller, operation.permission)}` : ''
     super(`${operation.action}${where}: ${failure.text}${missing}`)
   }
 }
 
-/** The {@link ApiTarget} of calls made with `kubeConfig`. */
-export function apiTargetOf (kubeConfig: KubeConfig, timeoutMs: number): ApiTarget {
-  const server = kubeConfig.getCurrentCluster()?.server
+/** `<caller> lacks the permission <permission>`: the one wording of a 403, in the logs and in the 503's cause. */
+export function lacksPermission (caller: string, permission: string): string {
+  return `${caller} lacks the permission ${permission}`
+}
+
+/** The {@link ApiTarget} of calls made through `connection`. */
+export function apiTargetOf (connection: Pick<ClusterConnection, 'kubeConfig' | 'source'>, timeoutMs: number): ApiTarget {
+  const server = connection.kubeConfig.getCurrentCluster()?.server
   // A bare origin reads as the kubeconfig writes it: without the `/` of an empty path.
-  return { server: server === undefined || server === '' ? undefined : urlForLog(server).replace(/(\/\/[^/]*)\/$/, '$1'), timeoutMs }
+  return { server: server === undefined || server === '' ? undefined : urlForLog(server).replace(/(\/\/[^/]*)\/$/, '$1'), timeoutMs, caller: describeCaller(connection) }
 }
 
 /**
- * Turns any failure to get an answer from the API server (unreachable, timeout, 401 on the
- * service's own credential, 403, 5xx) into a 503 `cluster_unavailable`, and logs why.
- * A 403 names the permission the service account lacks. Never logs the exception's
- * message: client-node embeds response bodies and headers in it.
+ * Turns any failure to get an answer from the API server (unreachable, timeout, 401 on our own
+ * credentials, 403, 5xx) into a 503 `cluster_unavailable`, and logs why. A 403 names the
+ * permission the caller (the service account, or the kubeconfig's user) lacks. Never logs the
+ * exception's message: client-node embeds response bodies and headers in it.
  */
 function clusterUnavailable (failure: Failure, operation: ApiOperation, target: ApiTarget, logger: AuthLogger, extra: Record<string, unknown>): AuthError {
   if (failure.status === 403) {
-    logger.error({ ...extra, status: 403, missingPermission: operation.permission }, `the Kubernetes API server refused ${operation.action}: the service account lacks the permission ${operation.permission} (see docs/kubernetes.md)`)
+    logger.error({ ...extra, status: 403, missingPermission: operation.permission }, `the Kubernetes API server refused ${operation.action}: ${lacksPermission(target.caller, operation.permission)} (see docs/kubernetes.md)`)
   } else if (failure.status === 401) {
-    logger.error({ ...extra, status: 401 }, `the Kubernetes API server rejected the service's own credentials during ${operation.action}: check the kubeconfig or the mounted service-account token`)
+    logger.error({ ...extra, status: 401 }, `the Kubernetes API server rejected the credentials of ${target.caller} during ${operation.action}: they expired, were revoked, or are for another cluster`)
   } else {
     logger.error({ ...extra, status: failure.status, reason: failure.text, server: target.server }, `the Kubernetes API server could not be used for ${operation.action}: ${failure.text}`)
   }
   return unavailable(operation, target, failure)
 }
 
+/**
+ * The public message of the 503, by how the call failed: it reaches whoever sent the request, so
+ * it says what happened and nothing of where (no address, no caller, no permission). The API
+ * server refusing us is not "could not be reached": the way to fix it is not the network.
+ */
+const UNAVAILABLE: Readonly<Record<FailureKind, string>> = {
+  network: 'the Kubernetes API server could not be reached',
+  timeout: 'the Kubernetes API server did not answer in time',
+  'untrusted-certificate': 'the certificate of the Kubernetes API server is not trusted',
+  tls: 'the TLS connection to the Kubernetes API server failed',
+  unauthorized: 'the Kubernetes API server rejected the credentials feast-authz uses',
+  forbidden: 'the Kubernetes API server refused feast-authz a permission it needs',
+  http: 'the Kubernetes API server answered with an error',
+  other: 'the Kubernetes API server gave no usable answer'
+}
+
 // The cause is what `feast-authz inspect` reports: a refusal names the permission to grant there too.
 function unavailable (operation: ApiOperation, target: ApiTarget, failure: Failure): AuthError {
-  return new AuthError('cluster_unavailable', 'the Kubernetes API server could not be reached', { cause: new ApiServerFailure(operation, target, failure) })
+  return new AuthError('cluster_unavailable', UNAVAILABLE[failure.kind], { cause: new ApiServerFailure(operation, target, failure) })
 }
 
 /**

@@ -9,7 +9,8 @@ import type { ReviewedIdentity } from './identity.ts'
 import { createReviewCache } from './review-cache.ts'
 import { withSharedAgent } from './shared-agent.ts'
 import { createTokenReviewer } from './token-review.ts'
-import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
+import type { ApiTarget } from './api-failure.ts'
+import type { KubernetesTuning } from './tuning.ts'
 
 /**
  * A token the cluster vouched for, as cached. `principal` and `builtFrom` belong to the
@@ -44,6 +45,8 @@ export interface CachedTokenReviewOptions {
   readonly acceptOpaqueTokens?: boolean | undefined
   /** Longest reuse of a review, in seconds (`token_review_cache_ttl_seconds`). */
   readonly ttlSeconds: number
+  /** Where the reviews go and as whom (`apiTargetOf`); its `timeoutMs` bounds each review. */
+  readonly target: ApiTarget
   readonly tuning?: KubernetesTuning | undefined
 }
 
@@ -86,7 +89,7 @@ export function createCachedTokenReview (kubeConfig: KubeConfig, options: Cached
   const reviewer = createTokenReviewer(withSharedAgent(kubeConfig), {
     logger,
     audiences: options.audiences,
-    timeoutMs: tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    target: options.target
   })
   const load = async (token: string): Promise<ReviewedToken> => ({ identity: await reviewer(token), principal: undefined, builtFrom: undefined })
   const warnSaturated = throttledWarning(logger, now)

@@ -1,5 +1,5 @@
 import type { AuthLogger } from '../../base/logging.ts'
-import { describeFailure } from './api-failure.ts'
+import { describeFailure, lacksPermission } from './api-failure.ts'
 
 /** One attempt at syncing: started by the supervisor, stopped when it fails or goes quiet. */
 export interface Attempt {
@@ -22,8 +22,10 @@ export interface SupervisorOptions {
   readonly logger: AuthLogger
   /** What is supervised, for logs (e.g. `RoleBinding and Role informer`). */
   readonly what: string
-  /** The permission the service needs, named when the API server answers 403. */
+  /** The permission the caller needs, named when the API server answers 403. */
   readonly permission: string
+  /** Who the API server sees making the calls (`ApiTarget.caller`), named with the permission. */
+  readonly caller: string
   readonly launch: (hooks: AttemptHooks) => Attempt
   /** No sign of life for this long → the attempt is presumed stalled and restarted. */
   readonly staleAfterMs: number
@@ -98,7 +100,7 @@ export function createSupervisor (options: SupervisorOptions): Supervisor {
     const delay = Math.min(options.backoff.max, options.backoff.initial * 2 ** (failures - 1))
     const { status, text } = describeFailure(error)
     if (status === 403) {
-      logger.error({ status, missingPermission: options.permission, retryInMs: delay }, `the ${options.what} was refused: the service account lacks the permission ${options.permission} (see docs/kubernetes.md)`)
+      logger.error({ status, missingPermission: options.permission, retryInMs: delay }, `the ${options.what} was refused: ${lacksPermission(options.caller, options.permission)} (see docs/kubernetes.md)`)
     } else {
       logger.warn({ status, reason: text, retryInMs: delay }, `the ${options.what} failed; restarting it`)
     }

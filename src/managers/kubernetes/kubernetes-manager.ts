@@ -60,8 +60,11 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
   const requestTimeoutMs = tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const opaque = config.accept_opaque_tokens === true
   if (opaque) logger.info('auth.accept_opaque_tokens is true: bearer tokens that are not JWTs are sent to TokenReview too (behind the rejection cache and the review cap)')
+  // Computed once: naming the caller of a pod reads its service account's token file.
+  const target = apiTargetOf(connection, requestTimeoutMs)
   const tokens = createCachedTokenReview(connection.kubeConfig, {
     logger,
+    target,
     audiences: config.audiences,
     ttlSeconds: config.token_review_cache_ttl_seconds,
     acceptOpaqueTokens: opaque,
@@ -74,10 +77,10 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
     logger,
     namespace,
     policy: { allowRulelessRoles: config.allow_ruleless_roles === true, clusterRoles: config.cluster_roles ?? [] },
-    requestTimeoutMs,
+    target,
     ...(tuning.now === undefined ? {} : { now: tuning.now })
   })
-  const outOfTime = createOutOfTimeReporter(logger, apiTargetOf(connection.kubeConfig, requestTimeoutMs), tuning.now === undefined ? {} : { now: tuning.now })
+  const outOfTime = createOutOfTimeReporter(logger, target, tuning.now === undefined ? {} : { now: tuning.now })
 
   /** The token's principal under `view`: built once per token and state of the roles. */
   const principalFor = (reviewed: ReviewedToken, view: RoleView): Principal => {

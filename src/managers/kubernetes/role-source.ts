@@ -1,6 +1,6 @@
 import type { KubeConfig, V1Role, V1RoleBinding } from '@kubernetes/client-node'
 import type { AuthLogger } from '../../base/logging.ts'
-import { apiTargetOf, createFailureReporter, type ApiOperation } from './api-failure.ts'
+import { createFailureReporter, type ApiOperation, type ApiTarget } from './api-failure.ts'
 import { kubernetesClient } from './client-library.ts'
 import { createSupervisor } from './informer-supervisor.ts'
 import { runInformer, type InformerSink } from './namespaced-informer.ts'
@@ -22,8 +22,8 @@ export interface RoleSourceOptions extends InformerTuning {
   readonly namespace: string
   /** Which bindings grant Feast roles. Default: marked Roles only. */
   readonly policy?: RolePolicy | undefined
-  /** Timeout of each list page and of the wait for a watch's response headers. */
-  readonly requestTimeoutMs: number
+  /** The API server and the caller, for failures; `timeoutMs` bounds each list page and the wait for a watch's response headers. */
+  readonly target: ApiTarget
   readonly now?: () => number
 }
 
@@ -74,20 +74,21 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
   const directListTtlMs = options.directListTtlMs ?? 1000
   const permission = PERMISSION(namespace)
   const api = withSharedAgent(kubeConfig).makeApiClient(kubernetesClient().RbacAuthorizationV1Api)
-  const report = createFailureReporter(logger, apiTargetOf(kubeConfig, options.requestTimeoutMs))
+  const { target } = options
+  const report = createFailureReporter(logger, target)
   const listing: ApiOperation = { action: `list RoleBindings and Roles in namespace ${namespace}`, permission }
   // client-node's Watch sets no timeout: bound the wait for the watch's response headers
   // (node-fetch clears this timeout once they arrive, so the stream itself is not cut).
   const watchConfig: KubeConfig = Object.create(kubeConfig)
-  watchConfig.applyToFetchOptions = async (opts) => await kubeConfig.applyToFetchOptions({ ...opts, timeout: options.requestTimeoutMs })
+  watchConfig.applyToFetchOptions = async (opts) => await kubeConfig.applyToFetchOptions({ ...opts, timeout: target.timeoutMs })
   const base = `/apis/rbac.authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}`
   const fetchBindings: PageFetcher<V1RoleBinding> = async (limit, token) => await api.listNamespacedRoleBinding(
     { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
-    withTimeout(options.requestTimeoutMs)
+    withTimeout(target.timeoutMs)
   )
   const fetchRoles: PageFetcher<V1Role> = async (limit, token) => await api.listNamespacedRole(
     { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
-    withTimeout(options.requestTimeoutMs)
+    withTimeout(target.timeoutMs)
   )
   const keepBinding = (binding: V1RoleBinding): SlimBinding | undefined => slimBinding(binding, namespace)
 
@@ -107,6 +108,7 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
     logger,
     what: 'RoleBinding and Role informer',
     permission,
+    caller: target.caller,
     staleAfterMs: options.staleAfterMs ?? (watchTimeoutSeconds + 60) * 1000,
     backoff: options.restartBackoffMs ?? { initial: 1000, max: 30_000 },
     now,

@@ -4,7 +4,8 @@ import { createPrincipal, type Principal } from '../../base/principal.ts'
 import { AuthError } from '../../base/errors.ts'
 import { createCachedTokenReview } from './cached-token-review.ts'
 import { detectClusterConnection, type ClusterConnection } from './cluster-connection.ts'
-import type { KubernetesTuning } from './tuning.ts'
+import { apiTargetOf } from './api-failure.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesTuning } from './tuning.ts'
 
 export interface ServiceAccountTokenOptions {
   readonly logger: AuthLogger
@@ -33,6 +34,7 @@ export function createServiceAccountTokenVerifier (connection: ClusterConnection
   }
   const tokens = createCachedTokenReview(connection.kubeConfig, {
     logger: options.logger,
+    target: apiTargetOf(connection, tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     audiences: options.audiences,
     ttlSeconds: options.cacheTtlSeconds ?? 60,
     tuning

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { AuthLogger } from '../../base/logging.ts'
 import { elapsedMs, tokenReviewChannel, type TokenReviewEvent } from '../../base/observability/channels.ts'
 import { AuthError } from '../../base/errors.ts'
-import { apiTargetOf, createFailureReporter, type ApiOperation } from './api-failure.ts'
+import { createFailureReporter, type ApiOperation, type ApiTarget } from './api-failure.ts'
 import { namespacesOf, type ReviewedIdentity } from './identity.ts'
 import { kubernetesClient } from './client-library.ts'
 import { withTimeout } from './request-timeout.ts'
@@ -12,8 +12,8 @@ export interface TokenReviewOptions {
   readonly logger: AuthLogger
   /** Sent in the review; `status.audiences` must then contain one of them. */
   readonly audiences?: readonly string[] | undefined
-  /** Abort a review after this long (→ 503). */
-  readonly timeoutMs: number
+  /** The API server and the caller, for failures; a review is aborted after its `timeoutMs` (→ 503). */
+  readonly target: ApiTarget
 }
 
 /** Asks the API server who a token belongs to. Rejects with an AuthError (401 or 503). */
@@ -33,14 +33,14 @@ export const TOKEN_REVIEW: ApiOperation = {
 export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenReviewOptions): TokenReviewer {
   const api = kubeConfig.makeApiClient(kubernetesClient().AuthenticationV1Api)
   const audiences = options.audiences === undefined ? undefined : [...options.audiences]
-  const report = createFailureReporter(options.logger, apiTargetOf(kubeConfig, options.timeoutMs))
+  const report = createFailureReporter(options.logger, options.target)
   return async (token) => {
     let review: V1TokenReview
     const startedAt = performance.now()
     try {
       review = await api.createTokenReview({
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences === undefined ? {} : { audiences }) } }
-      }, withTimeout(options.timeoutMs))
+      }, withTimeout(options.target.timeoutMs))
     } catch (error) {
       const failure = audienceValidationFailure(error, audiences) ?? report(error, TOKEN_REVIEW)
       if (tokenReviewChannel.hasSubscribers) tokenReviewChannel.publish({ outcome: 'error', error: failure.message, durationMs: elapsedMs(startedAt) } satisfies TokenReviewEvent)

@@ -7,7 +7,7 @@ import { captureLogs } from '../../helpers/logs.ts'
 // The instance feast-authz loads (under tsx, a static import would be a second copy of the package).
 const { ApiException } = kubernetesClient()
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
-const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000 }
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000, caller: 'the kubeconfig user alice (context dev)' }
 
 describe('API failures', () => {
   test('every failure becomes a 503 cluster_unavailable', () => {
@@ -58,9 +58,21 @@ describe('API failures', () => {
     assert.deepEqual({ target: failure.cause.target, kind: failure.cause.failure.kind }, { target: TARGET, kind: 'network' })
   })
 
-  test('the cause of a 403 names the permission the service account lacks', () => {
+  test('the cause of a 403 names the caller and the permission it lacks', () => {
     const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
-    assert.equal((failure.cause as Error).message, 'TokenReview at https://kube.example.com:6443: HTTP 403 (forbidden): the service account lacks the permission create tokenreviews.authentication.k8s.io')
+    assert.equal((failure.cause as Error).message, 'TokenReview at https://kube.example.com:6443: HTTP 403 (forbidden): the kubeconfig user alice (context dev) lacks the permission create tokenreviews.authentication.k8s.io')
+  })
+
+  test('the log line of a 403 names the caller that lacks the permission', () => {
+    const { logger, lines } = captureLogs()
+    createFailureReporter(logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    assert.equal(lines[0]?.msg, 'the Kubernetes API server refused TokenReview: the kubeconfig user alice (context dev) lacks the permission create tokenreviews.authentication.k8s.io (see docs/kubernetes.md)')
+  })
+
+  test('the log line of a 401 names whose credentials were rejected', () => {
+    const { logger, lines } = captureLogs()
+    createFailureReporter(logger, TARGET)(new ApiException(401, 'x', '', {}), REVIEW)
+    assert.equal(lines[0]?.msg, 'the Kubernetes API server rejected the credentials of the kubeconfig user alice (context dev) during TokenReview: they expired, were revoked, or are for another cluster')
   })
 
   test('a request out of time names the call it was waiting for', () => {
@@ -77,7 +89,7 @@ describe('API failures', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x'
     })
-    assert.deepEqual(apiTargetOf(kubeConfig, 1234), { server: 'https://kube.example.com:6443', timeoutMs: 1234 })
+    assert.deepEqual(apiTargetOf({ kubeConfig, source: 'kubeconfig' }, 1234), { server: 'https://kube.example.com:6443', timeoutMs: 1234, caller: 'the kubeconfig user u (context x)' })
   })
 
   test('a path after the API server\'s host, as proxies to a cluster use, is kept', () => {
@@ -88,6 +100,37 @@ describe('API failures', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x'
     })
-    assert.equal(apiTargetOf(kubeConfig, 5000).server, 'https://rancher.example.com/k8s/clusters/c-1')
+    assert.equal(apiTargetOf({ kubeConfig, source: 'kubeconfig' }, 5000).server, 'https://rancher.example.com/k8s/clusters/c-1')
+  })
+})
+
+// The public message of each way a call fails: it says what happened, so that a 403 never reads as an outage of the network.
+const messages: ReadonlyArray<[string, unknown, string]> = [
+  ['a refused connection', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'the Kubernetes API server could not be reached'],
+  ['a timeout', Object.assign(new Error('x'), { name: 'AbortError' }), 'the Kubernetes API server did not answer in time'],
+  ['a certificate signed by no trusted CA', Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), 'the certificate of the Kubernetes API server is not trusted'],
+  ['another TLS failure', Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), 'the TLS connection to the Kubernetes API server failed'],
+  ['a 401', new ApiException(401, 'x', '', {}), 'the Kubernetes API server rejected the credentials feast-authz uses'],
+  ['a 403', new ApiException(403, 'x', '', {}), 'the Kubernetes API server refused feast-authz a permission it needs'],
+  ['a 500', new ApiException(500, 'x', '', {}), 'the Kubernetes API server answered with an error'],
+  ['an answer that cannot be read', new SyntaxError('Unexpected token < in JSON'), 'the Kubernetes API server gave no usable answer']
+]
+
+describe('the message of the 503', () => {
+  for (const [situation, error, message] of messages) {
+    test(`after ${situation} says "${message}"`, () => {
+      const failure = createFailureReporter(captureLogs().logger, TARGET)(error, REVIEW)
+      const answer = { status: failure.status, retryAfter: failure.retryAfterSeconds !== undefined, message: failure.message }
+      assert.deepEqual(answer, { status: 503, retryAfter: true, message })
+    })
+  }
+
+  test('of a request out of time says the API server did not answer in time', () => {
+    assert.equal(createOutOfTimeReporter(captureLogs().logger, TARGET)(REVIEW).message, 'the Kubernetes API server did not answer in time')
+  })
+
+  test('names neither the API server, nor the caller, nor the permission: it goes to whoever sent the request', () => {
+    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    assert.doesNotMatch(failure.message, /kube\.example\.com|alice|tokenreviews/)
   })
 })

@@ -8,21 +8,14 @@ import { detectClusterConnection, SERVICE_ACCOUNT_DIR } from '../../../src/manag
 import { resolveServiceNamespace } from '../../../src/managers/kubernetes/service-namespace.ts'
 import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { expectError } from '../../helpers/errors.ts'
+import { fakePodDir } from '../../helpers/kubernetes.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'feast-authz-k8s-conn-'))
 const emptyHome = join(root, 'home')
 mkdirSync(emptyHome)
 const noPod = join(root, 'no-pod', SERVICE_ACCOUNT_DIR)
 
-/** A fake pod filesystem: `<root>/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}`. */
-function podDir (namespace: string | undefined): string {
-  const dir = join(mkdtempSync(join(root, 'pod-')), SERVICE_ACCOUNT_DIR)
-  mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'token'), 'pod-token')
-  writeFileSync(join(dir, 'ca.crt'), 'not really a ca')
-  if (namespace !== undefined) writeFileSync(join(dir, 'namespace'), `${namespace}\n`)
-  return dir
-}
+const podDir = (namespace: string | undefined): string => fakePodDir(root, namespace)
 
 describe('cluster connection', () => {
   let api: FakeKubeApi

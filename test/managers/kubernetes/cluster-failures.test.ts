@@ -223,7 +223,7 @@ describe('when RoleBindings cannot be read before the first sync', () => {
     })
     try {
       await assert.rejects(async () => await manager.authenticate(jwsToken('t3')), { code: 'cluster_unavailable', status: 503 })
-      assert.ok(lines.some((entry) => entry.status === 401 && /own credentials/.test(entry.msg)), 'a log line blaming the service credentials')
+      assert.ok(lines.some((entry) => entry.status === 401 && /rejected the credentials of the kubeconfig user feast-service \(context fake\)/.test(entry.msg)), 'a log line blaming the service credentials')
     } finally {
       await manager.close()
     }

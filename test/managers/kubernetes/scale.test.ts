@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { kubernetesClient } from '../../../src/managers/kubernetes/client-library.ts'
+import { apiTargetOf } from '../../../src/managers/kubernetes/api-failure.ts'
 import { createRoleSource, type RoleSource } from '../../../src/managers/kubernetes/role-source.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { managerFor } from '../../helpers/kubernetes.ts'
@@ -36,7 +37,8 @@ describe('a namespace with 20,000 RoleBindings', () => {
     // client-node loads on first use (client-library.ts): load it now so that the library is not counted as the index.
     kubernetesClient()
     baseline = retainedHeap()
-    source = createRoleSource(api.kubeConfig(), { logger: captureLogs().logger, namespace: 'feast', requestTimeoutMs: 30_000 })
+    const kubeConfig = api.kubeConfig()
+    source = createRoleSource(kubeConfig, { logger: captureLogs().logger, namespace: 'feast', target: apiTargetOf({ kubeConfig, source: 'kubeconfig' }, 30_000) })
     source.start()
     await source.settled()
     await eventually(() => source.status().synced, 'the informers to sync', 60_000)
