@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test'
 import { detectClusterConnection } from '../../../src/managers/kubernetes/cluster-connection.ts'
 import { startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { jwsToken, serviceAccountIdentity, serviceAccountJwt, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { fakePodDir, managerFor, startClusterWithAliceReader } from '../../helpers/kubernetes.ts'
+import { fakePodDir, managerFor, NO_POD, startClusterWithAliceReader } from '../../helpers/kubernetes.ts'
 import { captureLogs } from '../../helpers/logs.ts'
 
 const FAST = { requestTimeoutMs: 1500, informer: { restartBackoffMs: { initial: 50, max: 200 } } }
@@ -30,7 +30,7 @@ describe('when the API server refuses us', () => {
   /** A server on a kubeconfig whose credential is `token` (default: the service's own). */
   async function serverWith (token?: string): Promise<TestApp> {
     const kubeconfig = token === undefined ? api.kubeconfigPath : await api.writeKubeconfig({ name: `kubeconfig-${apps.length}`, token })
-    const connection = detectClusterConnection({ env: { KUBECONFIG: kubeconfig }, useHomeConfig: false, serviceAccountDir: join(tmpdir(), 'feast-authz-no-pod') })
+    const connection = detectClusterConnection({ env: { KUBECONFIG: kubeconfig }, useHomeConfig: false, serviceAccountDir: NO_POD })
     const app = await startApp({ auth: { type: 'kubernetes' }, plugin: { manager: managerFor(api, { connection, tuning: FAST }) } })
     apps.push(app)
     return app
