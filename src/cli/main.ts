@@ -19,7 +19,7 @@ export function usage (): string {
   return `usage: feast-authz <command> [options]\n       feast-authz --version\n\ncommands:\n${lines.join('\n')}\n\n` +
     'Run feast-authz <command> --help for a command\'s options.\n' +
     'Exit codes: 0 success or allowed, 1 rejected or denied, 2 usage or configuration error,\n' +
-    '3 could not decide (identity provider or cluster unreachable).\n'
+    '3 could not decide (identity provider or cluster unreachable, or refusing our credentials).\n'
 }
 
 /** The package's version, from the package.json next to `src/` (or `dist/`). */

@@ -34,7 +34,7 @@ Evaluates one request exactly as requirePermission would and prints JSON:
 
 Exit codes: 0 allow, 1 deny (including a rejected token), 2 usage error or a bad
 permissions or configuration file, 3 could not decide (the identity provider or the
-cluster could not be reached).
+cluster could not be reached, or refused feast-authz's own credentials).
 `
 
 interface Args {

@@ -21,7 +21,8 @@ Authenticates the token exactly as the server would and prints the principal
                  (e.g. each failed request to the provider); --debug is the same
 
 Exit codes: 0 accepted, 1 rejected, 2 usage or configuration error,
-3 could not decide (the identity provider or the cluster could not be reached).
+3 could not decide (the identity provider or the cluster could not be reached, or
+refused feast-authz's own credentials).
 `
 
 const OPTIONS = {
