@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { decodeRegistry } from '../../src/registry/decode.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
-import { buildSnapshot } from '../../src/registry/snapshot.ts'
+import { buildSnapshot, type RegistrySnapshot } from '../../src/registry/snapshot.ts'
 import { wire } from '../helpers/feast-registry-writer.ts'
 import { replaceFile, tempDir } from '../helpers/registry-builder.ts'
 
@@ -46,30 +46,38 @@ function manyViews (views: number, permission: string): Uint8Array {
   return out
 }
 
-/** CPU time (not wall time, which a loaded machine stretches) of the fastest of two loads. */
-function fastestLoad (data: Uint8Array): number {
-  let best = Infinity
-  for (let run = 0; run < 2; run++) {
-    const start = process.cpuUsage()
-    buildSnapshot(decodeRegistry(data), '/test/registry.db')
-    const used = process.cpuUsage(start)
-    best = Math.min(best, used.user + used.system)
-  }
-  return best
+/** Decodes and indexes `data`, and the CPU time (user + system, µs) that took. */
+function timedLoad (data: Uint8Array): { snapshot: RegistrySnapshot, cpuTime: number } {
+  const start = process.cpuUsage()
+  const snapshot = buildSnapshot(decodeRegistry(data), '/test/registry.db')
+  const used = process.cpuUsage(start)
+  return { snapshot, cpuTime: used.user + used.system }
 }
 
 describe('loading a large registry', () => {
-  it('takes CPU time linear in the number of objects, not objects × projects (16,000 projects)', () => {
-    const small = manyProjects(2000)
-    const large = manyProjects(16000)
-    const snapshot = buildSnapshot(decodeRegistry(large), '/test/registry.db')
-    assert.equal(snapshot.projects.size, 16000)
-    assert.equal(snapshot.projects.get('p15999')?.find('FeatureView', 'view')?.project, 'p15999')
-    assert.equal(snapshot.projects.get('p15999')?.permissions[0]?.name, 'readers')
-    fastestLoad(small) // warm-up
-    // Eight times the projects: about eight times the work when linear, sixty-four when quadratic.
-    const ratio = fastestLoad(large) / fastestLoad(small)
-    assert.ok(ratio < 32, `8x the projects took ${ratio.toFixed(1)}x the CPU time`)
+  // No deterministic count exists here: what would go quadratic is a scan of the snapshot's own
+  // objects per project, which nothing outside the module can observe. So the test compares CPU
+  // time (not wall time, which a loaded machine stretches), with margins that hold when one run
+  // is twice as slow as another on this shared machine.
+  it('takes CPU time linear in the number of objects, not objects × projects (1,000 vs 12,000 projects)', () => {
+    const small = manyProjects(1000)
+    const large = manyProjects(12000)
+    // Warmed up (until the JIT has compiled the loader, a load costs several times more), then the
+    // least of five runs: a garbage collection or another job's burst lands in one run. A small
+    // load measured too slow would let a quadratic large one pass, so this side gets more runs.
+    for (let run = 0; run < 2; run++) timedLoad(small)
+    const smallest = Math.min(...[1, 2, 3, 4, 5].map(() => timedLoad(small).cpuTime))
+    // Twelve times the projects: 8 to 17 times the CPU time when linear (measured with three loads
+    // sharing the two cores), 144 times the work when quadratic (a per-project scan of the objects
+    // measured 146 to 600). The limit leaves three times the worst of either side.
+    const limit = 48 * smallest
+    const first = timedLoad(large)
+    assert.equal(first.snapshot.projects.size, 12000)
+    assert.equal(first.snapshot.projects.get('p11999')?.find('FeatureView', 'view')?.project, 'p11999')
+    assert.equal(first.snapshot.projects.get('p11999')?.permissions[0]?.name, 'readers')
+    // A second run only when the first was slow (broken, each one takes tens of seconds).
+    const fastest = first.cpuTime < limit ? first.cpuTime : Math.min(first.cpuTime, timedLoad(large).cpuTime)
+    assert.ok(fastest < limit, `12x the projects took ${(fastest / smallest).toFixed(1)}x the CPU time (limit 48x)`)
   })
 
   it('keeps the event loop turning while a reload decodes it, so requests are answered meanwhile', async () => {
