@@ -126,11 +126,11 @@ export async function issueTokens (provider: TestProvider): Promise<Record<User,
 
 export interface Reply { readonly status: number, readonly body: any, readonly text: string }
 
-/** Posts a JSON body (an object, or raw text) as `user`. */
-export async function postAs (base: string, token: string, path: string, body: unknown): Promise<Reply> {
+/** Posts a JSON body (an object, or raw text) as `user`, labelled `contentType`. */
+export async function postAs (base: string, token: string, path: string, body: unknown, contentType = 'application/json'): Promise<Reply> {
   const response = await fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
     body: typeof body === 'string' ? body : JSON.stringify(body)
   })
   const text = await response.text()
@@ -196,9 +196,9 @@ const SERVICE = { feature_service: 'credit_service', entities: { dob_ssn: ['1953
  * and Express example alike); `served()` is called inside each test, once the server is up.
  */
 export function defineReadChecks (served: () => Served): Record<string, () => Promise<void>> {
-  const post = async (user: User, body: unknown): Promise<Reply> => {
+  const post = async (user: User, body: unknown, contentType?: string): Promise<Reply> => {
     const { base, tokens } = served()
-    return await postAs(base, tokens[user], '/get-online-features', body)
+    return await postAs(base, tokens[user], '/get-online-features', body, contentType)
   }
   const assertDenied = (reply: Reply, resource: string, ...secrets: string[]): void => {
     assert.equal(reply.status, 403, reply.text)
@@ -224,6 +224,17 @@ export function defineReadChecks (served: () => Served): Record<string, () => Pr
       assert.equal(reply.status, 200, reply.text)
       assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due', 'transaction_gt_last_credit_card_due'])
       assertDenied(await post('service_reader', READ_CREDIT), 'FeatureView:credit_history')
+    },
+    'a JSON body sent as text/plain or as a form is 415, never left unread and answered 422': async () => {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const reply = await post('reader', SERVICE, contentType)
+        assert.equal(reply.status, 415, `${contentType}: ${reply.text}`)
+        assert.match(reply.body.message, /application\/json/)
+      }
+    },
+    'a JSON body labelled application/<name>+json is read, as Feast reads it': async () => {
+      const reply = await post('service_reader', SERVICE, 'application/vnd.feast+json')
+      assert.equal(reply.status, 200, reply.text)
     },
     'a denied caller with incomplete entities gets 403, never a 422 naming the join key': async () => {
       assertDenied(await post('zip_reader', { ...READ_CREDIT, entities: { zipcode: [94107] } }), 'FeatureView:credit_history', 'dob_ssn')
