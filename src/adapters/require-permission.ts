@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks'
 import type { AuthType } from '../config/auth-config.ts'
 import { debugEnabled, type AuthLogger } from '../base/logging.ts'
 import { AuthError, OptionError } from '../base/errors.ts'
-import { decide, describeDecision, filterAllowed, type Decision } from '../permissions/decide.ts'
+import { decide, describeDecision, filterAllowed, type Decision, type FilteredOut } from '../permissions/decide.ts'
 import { Evaluation } from '../permissions/evaluate.ts'
 import { loadPermissionsFile } from '../permissions/yaml.ts'
 import { expandActions, isAction, isActionGroup, resourceLabel, unknownAction, type Action, type ActionGroup, type Permission, type Resource } from '../permissions/model.ts'
@@ -82,6 +82,17 @@ export interface PermissionGateOptions {
   readonly logger: AuthLogger
 }
 
+/** How many hidden resources a `debug` line explains; the others are counted. */
+export const EXPLAINED_HIDDEN = 10
+
+// An explanation costs more than the decision itself (every permission judged, messages built):
+// explaining all 600 resources a listing hides would multiply its cost by ten, for one log line.
+function logHidden (dropped: readonly FilteredOut<Resource>[], principal: Principal, log: AuthLogger): void {
+  const hidden = dropped.slice(0, EXPLAINED_HIDDEN).map(({ decision }) => describeDecision(decision))
+  if (dropped.length > EXPLAINED_HIDDEN) hidden.push(`and ${dropped.length - EXPLAINED_HIDDEN} more`)
+  log.debug({ username: principal.username, hiddenCount: dropped.length, hidden }, 'resources hidden by permissions')
+}
+
 export function createPermissionGate (options: PermissionGateOptions): PermissionGate {
   const source = toPermissionSource(options.permissions)
   const { authType, realm, logger } = options
@@ -112,10 +123,7 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
     if (filter) {
       const result = filterAllowed(permissions, principal, resources, actions)
       if (result.refused !== undefined) return deny(result.refused.decision, principal, resources, actions, log)
-      // Reading `dropped` explains every hidden resource, which costs more than deciding them all.
-      if (debugEnabled(log) && result.dropped.length > 0) {
-        log.debug({ username: principal.username, hidden: result.dropped.map(({ decision }) => describeDecision(decision)) }, 'resources hidden by permissions')
-      }
+      if (debugEnabled(log) && result.dropped.length > 0) logHidden(result.dropped, principal, log)
       return { allowed: true, resources: result.allowed }
     }
     // "Every resource is allowed" is vacuously true of none: a check that saw nothing grants nothing.

@@ -151,9 +151,10 @@ export interface FilterResult<R extends Resource> {
   /** The permitted resources, in input order (empty when `refused` is set). */
   readonly allowed: R[]
   /**
-   * Denied resources that were silently left out. Built with their explanations when first read
-   * (a listing may hide hundreds and most callers never look): from the permissions, principal
-   * and actions as they were at the call, and each resource as it is when read.
+   * Denied resources that were silently left out. Built when first read, and each one's
+   * `decision` when that is first read (a listing may hide hundreds, explaining one costs more
+   * than deciding it, and most callers never look, or look at a few): from the permissions,
+   * principal and actions as they were at the call, and the resource as it is when read.
    */
   readonly dropped: readonly FilteredOut<R>[]
   /**
@@ -212,11 +213,19 @@ function withDropped<R extends Resource> (
   return {
     allowed,
     get dropped () {
-      dropped ??= explain === undefined ? [] : hidden.map((resource) => ({ resource, decision: explain(resource) }))
+      dropped ??= explain === undefined ? [] : hidden.map((resource) => explainedWhenRead(resource, explain))
       return dropped
     },
     refused,
     noPermissionsDefined: false
+  }
+}
+
+function explainedWhenRead<R extends Resource> (resource: R, explain: (resource: R) => Decision): FilteredOut<R> {
+  let decision: Decision | undefined
+  return {
+    resource,
+    get decision () { return (decision ??= explain(resource)) }
   }
 }
 

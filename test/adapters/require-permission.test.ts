@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { feastAuthz } from '../../src/adapters/fastify.ts'
 import { ROUTE_AUTHZ } from '../../src/adapters/fastify-permissions.ts'
-import { createPermissionGate, type PermissionGate } from '../../src/adapters/require-permission.ts'
+import { createPermissionGate, EXPLAINED_HIDDEN, type PermissionGate } from '../../src/adapters/require-permission.ts'
 import type { AuthLogger } from '../../src/base/logging.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import type { Permission, Resource } from '../../src/permissions/model.ts'
@@ -301,7 +301,41 @@ describe('the permission gate shared by the adapters', () => {
     const { logger, lines } = captureLogs()
     gateWith([scoped]).check(principal('tess', ['team']), listing, ['DESCRIBE'], { filter: true, project: undefined, log: logger })
     const line = lines.find((entry) => entry.msg === 'resources hidden by permissions')
+    assert.equal(line?.hiddenCount, 1)
     assert.deepEqual(line?.hidden, ['No permission applies to [DESCRIBE] on FeatureView:other (not applicable: scoped [name_pattern did not match])'])
+  })
+
+  test(`with debug logging on, a listing that hides many resources explains the first ${EXPLAINED_HIDDEN} and counts the others`, () => {
+    const { logger, lines } = captureLogs()
+    const others = Array.from({ length: EXPLAINED_HIDDEN + 15 }, (_, i) => view(`other_${i}`))
+    gateWith([scoped]).check(principal('tess', ['team']), [view('team_a'), ...others], ['DESCRIBE'], { filter: true, project: undefined, log: logger })
+    const line = lines.find((entry) => entry.msg === 'resources hidden by permissions')
+    assert.equal(line?.hiddenCount, EXPLAINED_HIDDEN + 15)
+    assert.deepEqual(line?.hidden, [
+      ...others.slice(0, EXPLAINED_HIDDEN).map(({ name }) => `No permission applies to [DESCRIBE] on FeatureView:${name} (not applicable: scoped [name_pattern did not match])`),
+      'and 15 more'
+    ])
+  })
+
+  test(`with debug logging on, a hidden resource past the first ${EXPLAINED_HIDDEN} costs no more than a kept one: neither is explained`, () => {
+    // Counted in reads of each resource's name, not timed. Debug logging reads every name once
+    // more for the authorization line; an explanation reads it again.
+    const extraReadsAtDebug = (): number[] => {
+      const names = ['team_a', ...Array.from({ length: EXPLAINED_HIDDEN + 15 }, (_, i) => `other_${i}`)]
+      const readsAt = (level: 'info' | 'debug'): number[] => {
+        const reads = names.map(() => 0)
+        const listing = names.map((name, i): Resource => ({ type: 'FeatureView', get name () { reads[i] = (reads[i] ?? 0) + 1; return name } }))
+        const { logger } = captureLogs()
+        logger.level = level
+        gateWith([scoped]).check(principal('tess', ['team']), listing, ['DESCRIBE'], { filter: true, project: undefined, log: logger })
+        return reads
+      }
+      const quiet = readsAt('info')
+      return readsAt('debug').map((reads, i) => reads - (quiet[i] ?? 0))
+    }
+    const [kept, ...hidden] = extraReadsAtDebug()
+    assert.ok(hidden.slice(0, EXPLAINED_HIDDEN).every((extra) => extra > (kept ?? 0)), 'the explained resources were not read again: the count does not see explanations')
+    assert.deepEqual(hidden.slice(EXPLAINED_HIDDEN), Array.from({ length: 15 }, () => kept))
   })
 
   test('with debug logging off, a filtered listing hands the logger nothing about the hidden resources', () => {

@@ -95,6 +95,19 @@ describe('filterAllowed: explanations of hidden resources', () => {
     assert.deepEqual(result.dropped[0]?.decision.explanation.map((verdict) => verdict.permission), ['scoped'])
   })
 
+  test('a hidden resource is explained when its decision is first read, once, and not when the others are', () => {
+    let reads = 0
+    const counted = { type: 'FeatureView', get name () { reads++; return 'team_b' } } as const
+    const result = filterAllowed([scoped], user('u'), [teamView, counted], ['DESCRIBE'])
+    const filtering = reads
+    assert.equal(result.dropped.length, 2)
+    assert.equal(describeDecision(result.dropped[0]!.decision), 'Permission scoped denied [DESCRIBE] on FeatureView:team_a: requires roles [team]')
+    assert.equal(reads, filtering, 'reading the first decision explained the second resource too')
+    const decision = result.dropped[1]!.decision
+    assert.ok(reads > filtering)
+    assert.equal(result.dropped[1]!.decision, decision)
+  })
+
   test('a hidden resource is explained by the principal\'s roles at the call, even when they change afterwards', () => {
     const roles: string[] = []
     const result = filterAllowed([scoped], { roles, groups: [], namespaces: [] }, [teamView], ['DESCRIBE'])
