@@ -72,6 +72,11 @@ export interface FeatureViewProjection {
   /** The name the service exposes it under, when it renames it. */
   readonly alias?: string
   readonly features: readonly string[]
+  /**
+   * Feast's `join_key_map` (`with_join_key_map`): a join key of the view → the `entities` column
+   * a read of the service takes it from. Absent when the projection renames none.
+   */
+  readonly joinKeyMap?: Tags
 }
 
 /** A feature service of the registry. */
@@ -272,7 +277,8 @@ function featureService (message: Message<'FeatureService'>): FeatureServiceReso
   const projections = (spec.features ?? []).map((projection) => Object.freeze({
     featureView: projection.feature_view_name ?? '',
     ...optional('alias', projection.feature_view_name_alias),
-    features: names(projection.feature_columns)
+    features: names(projection.feature_columns),
+    ...(projection.join_key_map === undefined || Object.keys(projection.join_key_map).length === 0 ? {} : { joinKeyMap: tagsOf(projection.join_key_map) })
   }))
   return { ...common, projections: Object.freeze(projections) }
 }

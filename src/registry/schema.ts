@@ -29,7 +29,8 @@ export interface FieldDescriptor {
 
 const string = (no: number) => ({ no, type: 'string' }) as const
 const bool = (no: number) => ({ no, type: 'bool' }) as const
-const tags = (no: number) => ({ no, type: 'string', label: 'map' }) as const
+const stringMap = (no: number) => ({ no, type: 'string', label: 'map' }) as const
+const tags = stringMap
 const message = <T extends string>(no: number, type: T) => ({ no, type }) as const
 const list = <T extends string>(no: number, type: T) => ({ no, type, label: 'repeated' }) as const
 
@@ -181,7 +182,9 @@ const MESSAGES = {
   FeatureViewProjection: {
     feature_view_name: string(1),
     feature_columns: list(2, 'FeatureSpecV2'),
-    feature_view_name_alias: string(3)
+    feature_view_name_alias: string(3),
+    // The view's join key → the `entities` column a read of the service takes it from.
+    join_key_map: stringMap(4)
   },
 
   DataSource: {

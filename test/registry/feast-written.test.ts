@@ -136,11 +136,12 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.deepEqual(pushTargets(fraud, 'user_push').map((resource) => `${resource.type}:${resource.name}`), ['StreamFeatureView:user_stream'])
   })
 
-  it('reads a feature service\'s projections, alias included', () => {
+  it('reads a feature service\'s projections, alias and join key map included', () => {
     const service = find('FeatureService', 'fraud_model')
-    assert.deepEqual(service.type === 'FeatureService' ? service.projections : undefined, [
+    const projections = service.type === 'FeatureService' ? service.projections : []
+    assert.deepEqual(projections.map(({ joinKeyMap, ...rest }) => ({ ...rest, ...(joinKeyMap === undefined ? {} : { joinKeyMap: { ...joinKeyMap } }) })), [
       { featureView: 'user_stats', features: ['txn_count_7d'] },
-      { featureView: 'amount_ratio', alias: 'ratio_view', features: ['ratio'] }
+      { featureView: 'amount_ratio', alias: 'ratio_view', features: ['ratio'], joinKeyMap: { user_id: 'customer_id' } }
     ])
   })
 
