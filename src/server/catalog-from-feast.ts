@@ -57,8 +57,8 @@ export function catalogFromFeastRegistry (
       const service: FeatureServiceDef = {
         name: found.name,
         tags: found.tags,
-        features: found.projections.flatMap(({ featureView: view, alias, features }) =>
-          features.map((feature) => ({ view, feature, ...(alias === undefined ? {} : { alias }) })))
+        features: found.projections.flatMap(({ featureView: view, alias, features, joinKeyMap }) =>
+          features.map((feature) => ({ view, feature, ...(alias === undefined ? {} : { alias }), ...(joinKeyMap === undefined ? {} : { joinKeyMap }) })))
       }
       return service
     },
@@ -95,12 +95,15 @@ function isFeatureView (resource: { readonly type: string }): resource is Served
 
 function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef {
   // Rows are keyed by join keys; the registry names the view's entities, whose join keys it also holds.
+  const unknownEntities: string[] = []
   const joinKeys = view.entities.map((entity) => {
     const found = project.find('Entity', entity)
-    return found?.type === 'Entity' ? joinKeyOf(found) : entity
+    if (found?.type === 'Entity') return joinKeyOf(found)
+    unknownEntities.push(entity)
+    return entity
   })
   const { name, type: kind, tags, features, online, pushSource } = view
-  const common = { name, kind, tags, entities: joinKeys, features, online, pushSource }
+  const common = { name, kind, tags, entities: joinKeys, features, online, pushSource, ...(unknownEntities.length === 0 ? {} : { unknownEntities }) }
   if (view.type === 'LabelView') return common
   return {
     ...common,

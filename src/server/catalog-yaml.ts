@@ -18,6 +18,9 @@ export function loadYamlCatalogFile (input: string | { yaml: string, source?: st
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
 const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'request_data', 'online', 'offline', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
+const PROJECTION_KEYS = ['view', 'alias', 'features', 'join_key_map']
+/** The kinds Feast's `with_join_key_map` exists for: it is a method of FeatureView and its subclasses. */
+const RENAMABLE_KINDS: ReadonlySet<FeatureViewKind> = new Set(['FeatureView', 'BatchFeatureView', 'StreamFeatureView'])
 /** Column of a sample row (and of pushed data) holding the event time. */
 export const EVENT_TIMESTAMP = 'event_timestamp'
 
@@ -124,22 +127,92 @@ function parseService (raw: unknown, path: Path, views: ReadonlyMap<string, Feat
   const service = mapping(raw, path, fail)
   checkKeys(service, SERVICE_KEYS, path, fail)
   const name = nonEmptyString(service.name, [...path, 'name'], fail)
-  const refs = stringList(service.features, [...path, 'features'], fail)
-  if (refs.length === 0) fail([...path, 'features'], 'expected at least one feature reference (view:feature, or a view name for all its features)')
+  const items = list(service.features, [...path, 'features'], fail)
+  if (items.length === 0) fail([...path, 'features'], 'expected at least one feature reference (view:feature, a view name for all its features, or a mapping with view)')
   const features: FeatureRef[] = []
-  refs.forEach((ref, i) => {
-    const [viewName, feature] = splitRef(ref)
-    const view = views.get(viewName)
-    if (view === undefined) return fail([...path, 'features', i], undeclared(viewName, views))
-    if (feature === undefined) {
-      for (const name of view.features) features.push({ view: viewName, feature: name })
-    } else if (!view.features.includes(feature)) {
-      fail([...path, 'features', i], `feature view ${JSON.stringify(viewName)} has no feature ${JSON.stringify(feature)}${ConfigError.didYouMean(feature, view.features)} (it has ${view.features.join(', ')})`)
+  const refs = new Set<string>()
+  // The name each projection shows its view under, as Feast keys them (projection.name_to_use()).
+  const shown = new Map<string, { readonly index: number, readonly view: string, readonly renames: string }>()
+  items.forEach((item, i) => {
+    const at = [...path, 'features', i]
+    let projection: Projection
+    if (!isMapping(item)) {
+      const ref = nonEmptyString(item, at, fail)
+      if (refs.has(ref)) fail(at, `duplicate ${JSON.stringify(ref)}`)
+      refs.add(ref)
+      const [viewName, feature] = splitRef(ref)
+      const view = views.get(viewName) ?? fail(at, undeclared(viewName, views))
+      projection = { view, features: feature === undefined ? view.features : [checkFeature(view, feature, at, fail)] }
     } else {
-      features.push({ view: viewName, feature })
+      projection = parseProjection(item, at, views, fail)
+    }
+    const { view, alias, joinKeyMap } = projection
+    const showAs = alias ?? view.name
+    const renames = JSON.stringify(Object.entries(joinKeyMap ?? {}).sort())
+    const earlier = shown.get(showAs)
+    if (earlier === undefined) shown.set(showAs, { index: i, view: view.name, renames })
+    // Feast reads a name's first projection and merges the next ones' features into it: their view and renamed join keys would be lost.
+    else if (earlier.view !== view.name) fail(at, `features[${earlier.index}] already shows feature view ${JSON.stringify(earlier.view)} as ${JSON.stringify(showAs)}: give this one an alias`)
+    else if (earlier.renames !== renames) fail(at, `features[${earlier.index}] already shows feature view ${JSON.stringify(view.name)} as ${JSON.stringify(showAs)} with another join_key_map: give one an alias`)
+    for (const feature of projection.features) {
+      features.push({ view: view.name, feature, ...(alias === undefined ? {} : { alias }), ...(joinKeyMap === undefined ? {} : { joinKeyMap }) })
     }
   })
   return Object.freeze({ name, tags: tags(service.tags, [...path, 'tags'], fail), features })
+}
+
+/** One entry of a feature service's `features`: a view, which of its features, how it is shown and read. */
+interface Projection {
+  readonly view: FeatureViewDef
+  readonly features: readonly string[]
+  readonly alias?: string
+  readonly joinKeyMap?: Readonly<Record<string, string>>
+}
+
+/** A feature service entry written as a mapping: `{ view, alias?, features?, join_key_map? }`. */
+function parseProjection (raw: Record<string, unknown>, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): Projection {
+  checkKeys(raw, PROJECTION_KEYS, path, fail)
+  const viewName = nonEmptyString(raw.view, [...path, 'view'], fail)
+  const view = views.get(viewName) ?? fail([...path, 'view'], undeclared(viewName, views))
+  const alias = raw.alias === undefined ? undefined : nonEmptyString(raw.alias, [...path, 'alias'], fail)
+  const features = raw.features === undefined
+    ? view.features
+    : stringList(raw.features, [...path, 'features'], fail).map((feature, i) => checkFeature(view, feature, [...path, 'features', i], fail))
+  if (features.length === 0) fail([...path, 'features'], 'expected at least one feature name (leave features out for all of them)')
+  const joinKeyMap = raw.join_key_map === undefined ? undefined : parseJoinKeyMap(raw.join_key_map, view, [...path, 'join_key_map'], fail)
+  return { view, features, ...(alias === undefined ? {} : { alias }), ...(joinKeyMap === undefined ? {} : { joinKeyMap }) }
+}
+
+/**
+ * A projection's `join_key_map`: a join key of the view → the `entities` column a read of the
+ * service takes it from. Feast does not check the map; keys that are not the view's join keys,
+ * a column given to two join keys, and a column that is a join key the map keeps (the view could
+ * then not be read by it) are refused here as the slips they are.
+ */
+function parseJoinKeyMap (raw: unknown, view: FeatureViewDef, path: Path, fail: Fail): Readonly<Record<string, string>> {
+  if (!RENAMABLE_KINDS.has(view.kind)) fail(path, `feature view ${JSON.stringify(view.name)} is a ${view.kind}: Feast renames join keys (with_join_key_map) of FeatureView, BatchFeatureView and StreamFeatureView only`)
+  const entries = Object.entries(mapping(raw, path, fail))
+  if (entries.length === 0) fail(path, 'expected at least one join key: column (leave join_key_map out to rename none)')
+  const joinKeyMap: Record<string, string> = {}
+  const keyOf = new Map<string, string>()
+  for (const [key, value] of entries) {
+    if (!view.entities.includes(key)) fail([...path, key], `feature view ${JSON.stringify(view.name)} has no join key ${JSON.stringify(key)}${ConfigError.didYouMean(key, view.entities)} (it has ${view.entities.join(', ')})`)
+    const column = nonEmptyString(value, [...path, key], fail)
+    const other = keyOf.get(column)
+    if (other !== undefined) fail([...path, key], `column ${JSON.stringify(column)} is already given to join key ${JSON.stringify(other)}`)
+    keyOf.set(column, key)
+    joinKeyMap[key] = column
+  }
+  for (const [column, key] of keyOf) {
+    if (view.entities.includes(column) && !Object.hasOwn(joinKeyMap, column)) fail([...path, key], `column ${JSON.stringify(column)} is a join key of the view that the map keeps: rename that one too, or take another column`)
+  }
+  return Object.freeze(joinKeyMap)
+}
+
+/** `feature` if `view` has it; refused with the features it has otherwise. */
+function checkFeature (view: FeatureViewDef, feature: string, path: Path, fail: Fail): string {
+  if (!view.features.includes(feature)) fail(path, `feature view ${JSON.stringify(view.name)} has no feature ${JSON.stringify(feature)}${ConfigError.didYouMean(feature, view.features)} (it has ${view.features.join(', ')})`)
+  return feature
 }
 
 function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): Record<string, readonly SampleRow[]> {
@@ -189,11 +262,13 @@ function undeclared (name: string, views: ReadonlyMap<string, FeatureViewDef>): 
   return `feature view ${JSON.stringify(name)} is not declared under feature_views${ConfigError.didYouMean(name, [...views.keys()])}`
 }
 
+function isMapping (value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+}
+
 function mapping (value: unknown, path: Path, fail: Fail): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
-    return fail(path, `expected a mapping, got ${ConfigError.describe(value)}`)
-  }
-  return value as Record<string, unknown>
+  if (!isMapping(value)) return fail(path, `expected a mapping, got ${ConfigError.describe(value)}`)
+  return value
 }
 
 function list (value: unknown, path: Path, fail: Fail): unknown[] {

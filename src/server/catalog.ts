@@ -19,6 +19,12 @@ export interface FeatureViewDef {
   readonly tags: Readonly<Record<string, string>>
   /** Join keys of the view's entities, e.g. `driver_id`: the key of an online row. */
   readonly entities: readonly string[]
+  /**
+   * Entities the view names that its registry does not have (a Feast registry file can hold such a
+   * view; `entities` then holds the entity's name in place of a join key). Feast cannot read the
+   * view (`EntityNotFoundException`), and neither does the server. Absent when there are none.
+   */
+  readonly unknownEntities?: readonly string[] | undefined
   readonly features: readonly string[]
   /** Name of the push source feeding the view, if any. */
   readonly pushSource?: string | undefined
@@ -56,6 +62,12 @@ export interface FeatureRef {
   readonly feature: string
   /** The name a feature service shows the view under (Feast's projection alias): full feature names use it. */
   readonly alias?: string | undefined
+  /**
+   * A feature service's renamed join keys (Feast's projection `join_key_map`, `with_join_key_map`):
+   * a join key of the view → the `entities` column a read of the service takes it from. The same
+   * for every feature of one projection.
+   */
+  readonly joinKeyMap?: Readonly<Record<string, string>> | undefined
 }
 
 /** A feature service: a named list of features of several views. */
@@ -139,11 +151,12 @@ export function catalogFromSnapshot (snapshot: YamlCatalogSnapshot): FeatureCata
 
 /**
  * The entity columns of views that name no entities, only join keys (the YAML registry's): every
- * view's join keys, and no entity names. `entityNames` adds a registry's entity names.
+ * view's join keys, and no entity names. `entityNames` adds a registry's entity names. An entity
+ * the registry does not have gives no join key (its name stands in `entities`, not a join key).
  */
 export function entityColumnsOf (views: readonly FeatureViewDef[], entityNames: ReadonlyMap<string, string> = new Map()): EntityColumns {
   const joinKeys = new Set(entityNames.values())
-  for (const view of views) for (const key of view.entities) joinKeys.add(key)
+  for (const view of views) for (const key of view.entities) if (view.unknownEntities?.includes(key) !== true) joinKeys.add(key)
   return Object.freeze({ joinKeys, entityNames })
 }
 

@@ -11,8 +11,8 @@ import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean } from './feast-boolean.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
-import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
-import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, type SortedEntityColumns } from './entity-columns.ts'
+import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
+import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, tableKeys, type SortedEntityColumns } from './entity-columns.ts'
 
 /** An entity value: Feast's entity keys are scalars. */
 export type EntityValue = string | number | boolean | null
@@ -46,11 +46,13 @@ export interface ReadTarget {
   readonly service: FeatureServiceDef | undefined
   /** @internal The views the features come from, by name, as found before the check. */
   readonly views: ReadonlyMap<string, FeatureViewDef | undefined>
+  /** @internal The feature views the on-demand views among them read, by name, found alike. */
+  readonly sources: ReadonlyMap<string, FeatureViewDef | undefined>
   /**
-   * @internal `[view, feature]` per requested feature, in request order, and for a feature
-   * service's, the alias its projection shows the view under (what full feature names start with).
+   * @internal The requested features, in request order; a feature service's with the alias its
+   * projection shows the view under (what full feature names start with) and its `join_key_map`.
    */
-  readonly refs: ReadonlyArray<readonly [string, string, (string | undefined)?]>
+  readonly refs: readonly FeatureRef[]
   /** @internal What the `entities` columns may name in the project, from the same registry version. */
   readonly columns: EntityColumns
 }
@@ -69,13 +71,21 @@ export interface OnlineFeaturesResponse {
 export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarget {
   const body = checkReadBody(input)
   const views = new Map<string, FeatureViewDef | undefined>()
+  const sources = new Map<string, FeatureViewDef | undefined>()
+  const lookUpSources = (view: FeatureViewDef): void => {
+    for (const source of view.sources ?? []) if (!sources.has(source)) sources.set(source, registry.featureView(source))
+  }
   if (body.feature_service !== undefined) {
     const service = registry.featureService(body.feature_service)
     if (service === undefined) throw notFound(`feature service ${JSON.stringify(body.feature_service)} is not in the registry`)
     // Looked up now (one snapshot), judged after the check: the service is all the caller may learn about.
-    for (const { view } of service.features) if (!views.has(view)) views.set(view, registry.featureView(view))
-    const refs = service.features.map(({ view, feature, alias }) => [view, feature, alias] as const)
-    return { resources: [serviceResource(service, registry.project)], body, service, views, refs, columns: entityColumns(registry) }
+    for (const { view: name } of service.features) {
+      if (views.has(name)) continue
+      const view = registry.featureView(name)
+      views.set(name, view)
+      if (view !== undefined) lookUpSources(view)
+    }
+    return { resources: [serviceResource(service, registry.project)], body, service, views, sources, refs: service.features, columns: entityColumns(registry) }
   }
   const refs = (body.features ?? []).map(parseFeatureRef)
   // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
@@ -83,22 +93,23 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
   const read: FeatureViewDef[] = []
   const onDemand: FeatureViewDef[] = []
   const add = (view: FeatureViewDef): void => { if (!read.includes(view)) read.push(view) }
-  for (const [name] of refs) {
+  for (const { view: name } of refs) {
     if (views.has(name)) continue
     const view = registry.featureView(name)
     if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
     views.set(name, view)
     if (view.kind !== 'OnDemandFeatureView') { add(view); continue }
     onDemand.push(view)
+    lookUpSources(view)
     for (const source of view.sources ?? []) {
-      const found = registry.featureView(source)
+      const found = sources.get(source)
       // Not named: the caller has not been checked on anything yet.
       if (found === undefined) throw notFound(`on-demand feature view ${JSON.stringify(view.name)} reads a feature view that is not in the registry`)
       add(found)
     }
   }
   const resources = [...read, ...onDemand].map((view) => viewResource(view, registry.project))
-  return { resources, body, service: undefined, views, refs, columns: entityColumns(registry) }
+  return { resources, body, service: undefined, views, sources, refs, columns: entityColumns(registry) }
 }
 
 /**
@@ -107,7 +118,7 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
  * the view's name. A version (`view@v2`) needs Feast's online versioning, off by default (Feast
  * then answers 500); the reference server keeps no versions, so it is a 422.
  */
-function parseFeatureRef (ref: string): [string, string] {
+function parseFeatureRef (ref: string): FeatureRef {
   const colon = ref.indexOf(':')
   const feature = colon < 0 ? '' : ref.slice(colon + 1)
   let view = colon < 0 ? ref : ref.slice(0, colon)
@@ -118,22 +129,22 @@ function parseFeatureRef (ref: string): [string, string] {
     else if (/^[vV]\d+$/.test(suffix)) throw unprocessable(`feature reference ${JSON.stringify(ref)} names version ${suffix} of a feature view: the reference server keeps no feature view versions (Feast's registry.enable_online_feature_view_versioning)`)
   }
   if (feature === '' || view === '') throw unprocessable(`feature reference ${JSON.stringify(ref)} must be written "view:feature"`)
-  return [view, feature]
+  return { view, feature }
 }
 
 /**
- * Step 3, after the permission check: validates the request against what it reads (features,
- * disabled views, request data, join keys, equal column lengths) and reads the values from
- * `store`. The answer is Feast's: the join keys sent (an entity name answered under its join
- * key), then the features grouped by view; request data and other columns are not answered.
+ * Step 3, after the permission check: validates the request against what it reads (disabled
+ * views, entities the registry lacks, features, request data, join keys, equal column lengths) and
+ * reads the values from `store`. The answer is Feast's: the join keys sent (an entity name answered
+ * under its join key), then the features grouped by view; request data and other columns are not
+ * answered.
  */
 export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
-  const { body, views } = target
-  const features = target.refs.map(([name, feature, alias]) => {
-    const view = views.get(name)
+  const { body } = target
+  const features = target.refs.map(({ view: name, feature, alias, joinKeyMap }): ReadFeature => {
+    const view = target.views.get(name)
     if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
-    if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(name)} has no feature ${JSON.stringify(feature)}`)
-    return { view, feature, shownAs: alias ?? view.name }
+    return { view, feature, shownAs: alias ?? view.name, joinKeyMap }
   })
   const rowCount = columnLength(body.entities, 'entities')
   const read = [...new Set(features.map((item) => item.view))]
@@ -141,13 +152,23 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
     if (view.unservedState !== undefined) throw unprocessable(`feature view ${JSON.stringify(view.name)} is in state ${view.unservedState} and serves no features (only AVAILABLE_ONLINE views serve)`)
   }
+  checkEntitiesKnown(read, (view) => sourcesOf(view, target.sources))
+  for (const { view, feature } of features) {
+    if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(view.name)} has no feature ${JSON.stringify(feature)}`)
+  }
   // Feast needs request data for the on-demand views it computes at read time only.
   const needed = new Map<string, string>()
   for (const view of read.filter(computedAtRead)) for (const field of view.requestData ?? []) if (!needed.has(field)) needed.set(field, view.name)
-  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()))
+  const tables = tablesRead(features, target.sources)
+  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()), renamedColumns(tables))
   checkRequestData(needed, columns)
-  for (const view of read) {
-    for (const key of view.entities) if (key !== DUMMY_JOIN_KEY && !columns.keys.has(key)) throw unprocessable(missingJoinKey(key, view, read, columns))
+  const keysByTable = new Map<string, ReadonlyMap<string, readonly EntityValue[]>>()
+  for (const table of tables) {
+    const keys = tableKeys(table.view.entities, table.joinKeyMap, columns.keys)
+    for (const key of table.view.entities) {
+      if (key !== DUMMY_JOIN_KEY && !keys.has(key)) throw unprocessable(missingJoinKey(key, table, tables, columns, target.service))
+    }
+    keysByTable.set(table.shownAs, keys)
   }
   const rows = Array.from({ length: rowCount }, (_, i) => i)
   const results = [...columns.keys.values()].map((values) => ({
@@ -156,10 +177,11 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     event_timestamps: rows.map(() => EPOCH)
   }))
   const ordered = feastOrder(features)
-  for (const { view, feature } of ordered) {
+  for (const { view, feature, shownAs } of ordered) {
+    const keys = keysByTable.get(shownAs)
     const column = { values: [] as unknown[], statuses: [] as string[], event_timestamps: [] as string[] }
     for (const i of rows) {
-      const key = view.entities.map((name) => name === DUMMY_JOIN_KEY && !columns.keys.has(name) ? DUMMY_KEY_VALUE : columns.keys.get(name)?.[i])
+      const key = view.entities.map((name) => keys?.has(name) === true ? keys.get(name)?.[i] : name === DUMMY_JOIN_KEY ? DUMMY_KEY_VALUE : undefined)
       const stored = store.read(view, key)
       const present = stored !== undefined && Object.hasOwn(stored.values, feature)
       column.values.push(present ? stored.values[feature] : null)
@@ -177,6 +199,90 @@ function computedAtRead (view: FeatureViewDef): boolean {
   return view.kind === 'OnDemandFeatureView' && view.writeToOnlineStore !== true
 }
 
+/** The feature views an on-demand view reads (none for another view); 404 for one the registry lost. */
+function sourcesOf (view: FeatureViewDef, sources: ReadTarget['sources']): FeatureViewDef[] {
+  return (view.sources ?? []).map((name) => {
+    const found = sources.get(name)
+    if (found === undefined) throw notFound(`on-demand feature view ${JSON.stringify(view.name)} reads feature view ${JSON.stringify(name)}, which is not in the registry`)
+    return found
+  })
+}
+
+/**
+ * An entity a view read names that the registry does not have is a 404, Feast's status for it
+ * (`EntityNotFoundException`), in Feast's order: the feature views read and every on-demand view's
+ * sources (`_get_entity_maps`), then the on-demand views (the entities of each, looked up).
+ */
+function checkEntitiesKnown (read: readonly FeatureViewDef[], sources: (view: FeatureViewDef) => readonly FeatureViewDef[]): void {
+  const views: FeatureViewDef[] = []
+  const add = (view: FeatureViewDef): void => { if (!views.includes(view)) views.push(view) }
+  for (const view of read) {
+    if (view.kind === 'OnDemandFeatureView') sources(view).forEach(add)
+    else add(view)
+  }
+  for (const view of read) if (view.kind === 'OnDemandFeatureView') add(view)
+  for (const view of views) {
+    const [entity] = view.unknownEntities ?? []
+    if (entity !== undefined) throw notFound(`${viewKind(view)} ${JSON.stringify(view.name)} takes entity ${JSON.stringify(entity)}, which is not in the registry`)
+  }
+}
+
+function viewKind (view: FeatureViewDef): string {
+  return view.kind === 'OnDemandFeatureView' ? 'on-demand feature view' : 'feature view'
+}
+
+/**
+ * A view read by its own join keys (Feast's "table"), under the name a projection shows it: the
+ * views the features come from, and the feature views the on-demand views computed at read time
+ * read (Feast reads those, then computes). The reference server serves computed on-demand views
+ * from stored rows, so they are read by their own join keys too.
+ */
+interface Table {
+  readonly view: FeatureViewDef
+  readonly shownAs: string
+  readonly joinKeyMap: Readonly<Record<string, string>> | undefined
+  /** For a source view: the on-demand view computed from it. */
+  readonly readFor?: FeatureViewDef
+}
+
+/**
+ * The tables of a read, one per name shown (Feast merges a projection into the first one shown
+ * under its name, keeping the first one's `join_key_map`), in Feast's order: the views as first
+ * met (an on-demand view computed at read time meets its sources there), then the computed ones.
+ */
+function tablesRead (features: readonly ReadFeature[], sources: ReadTarget['sources']): Table[] {
+  const tables = new Map<string, Table>()
+  const computed = new Map<string, Table>()
+  const add = (into: Map<string, Table>, table: Table): void => {
+    if (!tables.has(table.shownAs) && !computed.has(table.shownAs)) into.set(table.shownAs, table)
+  }
+  for (const { view, shownAs, joinKeyMap } of features) {
+    if (!computedAtRead(view)) { add(tables, { view, shownAs, joinKeyMap }); continue }
+    for (const source of sourcesOf(view, sources)) add(tables, { view: source, shownAs: source.name, joinKeyMap: undefined, readFor: view })
+    add(computed, { view, shownAs, joinKeyMap })
+  }
+  return [...tables.values(), ...computed.values()]
+}
+
+/**
+ * The columns the tables' `join_key_map`s read join keys from, which Feast's `_get_entity_maps`
+ * counts among the join keys: those of feature views only (not of on-demand views).
+ */
+function renamedColumns (tables: readonly Table[]): Set<string> {
+  const renamed = new Set<string>()
+  for (const { view, joinKeyMap } of tables) {
+    if (joinKeyMap === undefined || view.kind === 'OnDemandFeatureView') continue
+    for (const key of view.entities) if (Object.hasOwn(joinKeyMap, key)) renamed.add(joinKeyMap[key] as string)
+  }
+  return renamed
+}
+
+/** The column a table's join key is expected in: the one its `join_key_map` renames it to, when read as a join key. */
+function columnOf (table: Table, key: string, renamed: ReadonlySet<string>): string {
+  const column = table.joinKeyMap !== undefined && Object.hasOwn(table.joinKeyMap, key) ? table.joinKeyMap[key] : undefined
+  return column !== undefined && renamed.has(column) ? column : key
+}
+
 /** Missing request data is a 404, Feast's status for it (`RequestDataNotFoundInEntityRowsException`). */
 function checkRequestData (needed: ReadonlyMap<string, string>, columns: SortedEntityColumns<unknown>): void {
   const missing = [...needed].filter(([field]) => !columns.requestData.has(field))
@@ -189,16 +295,39 @@ function checkRequestData (needed: ReadonlyMap<string, string>, columns: SortedE
 /** How many of the columns not read an error names (a body may send thousands). */
 const MAX_NAMED = 5
 
-/** A missing join key's message: what the views read take, and the columns sent that were not read. */
-function missingJoinKey (key: string, view: FeatureViewDef, read: readonly FeatureViewDef[], columns: SortedEntityColumns<unknown>): string {
-  const expected = [...new Set(read.flatMap((each) => each.entities))].filter((each) => each !== DUMMY_JOIN_KEY)
-  const shown = columns.ignored.slice(0, MAX_NAMED).map((column) => JSON.stringify(column)).join(', ')
+/**
+ * A missing join key's message: the column expected and whose join key it is (renamed by a
+ * feature service, or read for an on-demand view), the columns the tables read take, and the
+ * columns sent that were not read.
+ */
+function missingJoinKey (
+  key: string, table: Table, tables: readonly Table[], columns: SortedEntityColumns<unknown>, service: FeatureServiceDef | undefined
+): string {
+  const renamed = renamedColumns(tables)
+  const column = columnOf(table, key, renamed)
+  const view = `feature view ${JSON.stringify(table.view.name)}`
+  let whose = `the join key of ${view}`
+  if (column !== key) {
+    const projection = table.shownAs === table.view.name ? 'its projection' : `its projection ${JSON.stringify(table.shownAs)}`
+    const by = service === undefined ? '' : ` in feature service ${JSON.stringify(service.name)}`
+    whose = `the join key ${JSON.stringify(key)} of ${view} renamed by the join_key_map of ${projection}${by}`
+  } else if (table.readFor !== undefined) {
+    whose = `the join key of ${view}, which on-demand feature view ${JSON.stringify(table.readFor.name)} is computed from`
+  }
+  const expected = new Set<string>()
+  for (const each of tables) for (const name of each.view.entities) if (name !== DUMMY_JOIN_KEY) expected.add(columnOf(each, name, renamed))
+  const shown = columns.ignored.slice(0, MAX_NAMED).map((each) => JSON.stringify(each)).join(', ')
   const more = columns.ignored.length > MAX_NAMED ? ` and ${columns.ignored.length - MAX_NAMED} more` : ''
   const ignored = columns.ignored.length === 0 ? '' : `; not read: ${shown}${more}, neither a join key nor an entity name of the project`
-  return `entities has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)} (the views read take the join keys ${expected.join(', ')}${ignored})`
+  return `entities has no column ${JSON.stringify(column)}, ${whose} (the views read take the join keys ${[...expected].join(', ')}${ignored})`
 }
 
-interface ReadFeature { readonly view: FeatureViewDef, readonly feature: string, readonly shownAs: string }
+interface ReadFeature {
+  readonly view: FeatureViewDef
+  readonly feature: string
+  readonly shownAs: string
+  readonly joinKeyMap: Readonly<Record<string, string>> | undefined
+}
 
 /**
  * The features in the order Feast answers them (`utils._group_feature_refs`): grouped by view,

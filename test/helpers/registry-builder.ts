@@ -55,6 +55,8 @@ export function registryBytes (content: RegistryContent): Uint8Array {
   return encodeRegistry({
     version_id: content.versionId ?? 'test-version',
     projects: projects.map((name) => ({ spec: { name } })),
+    // The entity the views take, in each project (Feast's Entity(name="driver"): its join key is its name).
+    entities: projects.map((project) => ({ spec: { name: 'driver', join_key: 'driver', project } })),
     feature_views: (content.featureViews ?? []).map((view) => ({
       spec: {
         name: view.name,
