@@ -190,7 +190,7 @@ function parseProjection (raw: Record<string, unknown>, path: Path, views: Reado
  * then not be read by it) are refused here as the slips they are.
  */
 function parseJoinKeyMap (raw: unknown, view: FeatureViewDef, path: Path, fail: Fail): Readonly<Record<string, string>> {
-  if (!RENAMABLE_KINDS.has(view.kind)) fail(path, `feature view ${JSON.stringify(view.name)} is a ${view.kind}: Feast renames join keys (with_join_key_map) of FeatureView, BatchFeatureView and StreamFeatureView only`)
+  if (!RENAMABLE_KINDS.has(view.kind)) fail(path, `feature view ${JSON.stringify(view.name)} is of kind ${view.kind}: Feast renames join keys (with_join_key_map) of FeatureView, BatchFeatureView and StreamFeatureView only`)
   const entries = Object.entries(mapping(raw, path, fail))
   if (entries.length === 0) fail(path, 'expected at least one join key: column (leave join_key_map out to rename none)')
   const joinKeyMap: Record<string, string> = {}
