@@ -163,3 +163,65 @@ describe('the registry YAML file', () => {
     assert.throws(() => load(`${VIEW}    online: "yes"\n`), /feature_views\[0\]\.online: expected true or false, got "yes"/)
   })
 })
+
+describe('the registry YAML file: a feature service entry as a mapping, with a join_key_map', () => {
+  // A trip reads the location view twice: at its origin and at its destination (Feast's with_join_key_map example).
+  const TRIPS = `project: p
+feature_views:
+  - name: location_stats
+    entities: [location_id, day]
+    features: [temperature, rain]
+  - name: location_check
+    kind: OnDemandFeatureView
+    entities: [location_id]
+    features: [cold]
+    sources: [location_stats]
+`
+  const service = (...entries: string[]): string => `${TRIPS}feature_services:\n  - name: trips\n    features:\n${entries.map((entry) => `      - ${entry}\n`).join('')}`
+  const ORIGIN = '{view: location_stats, alias: origin, features: [temperature], join_key_map: {location_id: origin_id}}'
+
+  test('reads the view under its alias, with the features listed (all when none are) and the join_key_map, beside the view:feature form', () => {
+    const registry = load(service(ORIGIN, '{view: location_stats, alias: destination, join_key_map: {location_id: destination_id}}', 'location_stats:rain'))
+    assert.deepEqual(registry.featureService('trips')?.features, [
+      { view: 'location_stats', feature: 'temperature', alias: 'origin', joinKeyMap: { location_id: 'origin_id' } },
+      { view: 'location_stats', feature: 'temperature', alias: 'destination', joinKeyMap: { location_id: 'destination_id' } },
+      { view: 'location_stats', feature: 'rain', alias: 'destination', joinKeyMap: { location_id: 'destination_id' } },
+      { view: 'location_stats', feature: 'rain' }
+    ])
+  })
+
+  test('a join_key_map naming a key the view does not have is refused, with the join keys it has', () => {
+    assert.throws(() => load(service('{view: location_stats, join_key_map: {location: origin_id}}')),
+      /feature_services\[0\]\.features\[0\]\.join_key_map\.location: feature view "location_stats" has no join key "location" \(did you mean location_id\?\) \(it has location_id, day\)/)
+  })
+
+  test('a join_key_map giving one column to two join keys is refused', () => {
+    assert.throws(() => load(service('{view: location_stats, join_key_map: {location_id: origin, day: origin}}')),
+      /features\[0\]\.join_key_map\.day: column "origin" is already given to join key "location_id"/)
+  })
+
+  test('a join_key_map renaming a join key to another join key of the view that it keeps is refused', () => {
+    assert.throws(() => load(service('{view: location_stats, join_key_map: {location_id: day}}')),
+      /features\[0\]\.join_key_map\.location_id: column "day" is a join key of the view that the map keeps/)
+    // Swapping two join keys renames both: accepted.
+    assert.deepEqual(load(service('{view: location_stats, join_key_map: {location_id: day, day: location_id}}')).featureService('trips')?.features[0]?.joinKeyMap, { location_id: 'day', day: 'location_id' })
+  })
+
+  test('a join_key_map on an on-demand view is refused: Feast renames the join keys of feature views only', () => {
+    assert.throws(() => load(service('{view: location_check, join_key_map: {location_id: origin_id}}')),
+      /features\[0\]\.join_key_map: feature view "location_check" is of kind OnDemandFeatureView: Feast renames join keys \(with_join_key_map\) of FeatureView, BatchFeatureView and StreamFeatureView only/)
+  })
+
+  test('two entries showing the view under one name with other join_key_maps are refused: Feast would read both with the first', () => {
+    assert.throws(() => load(service(ORIGIN, '{view: location_stats, alias: origin, features: [rain]}')),
+      /features\[1\]: features\[0\] already shows feature view "location_stats" as "origin" with another join_key_map: give one an alias/)
+    assert.throws(() => load(service('location_stats:rain', '{view: location_check, alias: location_stats}')),
+      /features\[1\]: features\[0\] already shows feature view "location_stats" as "location_stats": give this one an alias/)
+  })
+
+  test('an unknown key or a missing view in an entry is refused, naming the entry', () => {
+    assert.throws(() => load(service('{view: location_stats, join_key_maps: {location_id: origin_id}}')), /features\[0\]\.join_key_maps: unknown key \(did you mean join_key_map\?\)/)
+    assert.throws(() => load(service('{view: location_stat}')), /features\[0\]\.view: feature view "location_stat" is not declared under feature_views \(did you mean location_stats\?\)/)
+  })
+})
+

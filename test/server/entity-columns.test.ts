@@ -32,10 +32,21 @@ const VIEWS = [
 ]
 // Computed at read time from credit_history and the request data transaction_amt.
 const ON_DEMAND = { name: 'transaction_check', entity: 'customer', features: ['over_limit'], source: 'credit_history', requestData: ['transaction_amt'] }
+// Computed from two views with other join keys than its own: computed at read time, and written to the online store.
+const RISK = { entity: 'customer', features: ['risky'], sources: ['credit_history', 'zipcode_features'] }
+const RISK_VIEWS = [{ name: 'risk_score', written: false }, { name: 'risk_score_stored', written: true }]
+// Reads zipcode_features twice, under two names, each with its join key taken from another column (Feast's with_join_key_map).
+const RELOCATION = [
+  { view: 'zipcode_features', alias: 'home', features: ['population'], joinKeyMap: { zipcode: 'home_zipcode' } },
+  { view: 'zipcode_features', alias: 'work', features: ['population'], joinKeyMap: { zipcode: 'work_zipcode' } },
+  { view: 'credit_history', features: ['credit_card_due'] }
+]
 const SAMPLE_ROWS = {
   credit_history: [{ dob_ssn: '1', credit_card_due: 10, missed_payments: 0 }],
-  zipcode_features: [{ zipcode: 94107, population: 5 }],
-  transaction_check: [{ dob_ssn: '1', over_limit: true }]
+  zipcode_features: [{ zipcode: 94107, population: 5 }, { zipcode: 10001, population: 8 }],
+  transaction_check: [{ dob_ssn: '1', over_limit: true }],
+  risk_score: [{ dob_ssn: '1', risky: false }],
+  risk_score_stored: [{ dob_ssn: '1', risky: true }]
 }
 
 const REGISTRY_YAML = stringify({
@@ -49,17 +60,28 @@ const REGISTRY_YAML = stringify({
       features: ON_DEMAND.features,
       sources: [ON_DEMAND.source],
       request_data: ON_DEMAND.requestData
-    }
+    },
+    ...RISK_VIEWS.map(({ name, written }) => ({
+      name, kind: 'OnDemandFeatureView', entities: [JOIN_KEY[RISK.entity]], features: RISK.features, sources: RISK.sources, write_to_online_store: written
+    }))
+  ],
+  feature_services: [
+    { name: 'relocation', features: RELOCATION.map(({ view, alias, features, joinKeyMap }) => ({ view, alias, features, join_key_map: joinKeyMap })) },
+    { name: 'risk', features: ['risk_score'] }
   ],
   sample_rows: SAMPLE_ROWS
 })
 
+// The Feast registry file has one view more: courier_stats, whose entity courier the registry does not have.
+const COURIER = { name: 'courier_stats', entity: 'courier', features: ['deliveries'] }
+
 function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uint8Array {
   const names = (features: readonly string[]) => features.map((name) => ({ name }))
+  const fromViews = (views: readonly string[]) => Object.fromEntries(views.map((view) => [view, { feature_view_projection: { feature_view_name: view } }]))
   return writeFeastRegistry({
     projects: [{ spec: { name: 'credit' } }],
     entities: entities.map(([name, joinKey]) => ({ spec: { name, join_key: joinKey, project: 'credit' } })),
-    feature_views: VIEWS.map(({ name, entity, features }) => ({ spec: { name, project: 'credit', entities: [entity], features: names(features), online: true } })),
+    feature_views: [...VIEWS, COURIER].map(({ name, entity, features }) => ({ spec: { name, project: 'credit', entities: [entity], features: names(features), online: true } })),
     on_demand_feature_views: [{
       spec: {
         name: ON_DEMAND.name,
@@ -67,11 +89,25 @@ function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uin
         entities: [ON_DEMAND.entity],
         features: names(ON_DEMAND.features),
         sources: {
-          [ON_DEMAND.source]: { feature_view_projection: { feature_view_name: ON_DEMAND.source } },
+          ...fromViews([ON_DEMAND.source]),
           transaction: { request_data_source: { type: 'REQUEST_SOURCE', name: 'transaction', request_data_options: { schema: names(ON_DEMAND.requestData) } } }
         }
       }
-    }]
+    }, ...RISK_VIEWS.map(({ name, written }) => ({
+      spec: { name, project: 'credit', entities: [RISK.entity], features: names(RISK.features), sources: fromViews(RISK.sources), write_to_online_store: written }
+    }))],
+    feature_services: [
+      {
+        spec: {
+          name: 'relocation',
+          project: 'credit',
+          features: RELOCATION.map(({ view, alias, features, joinKeyMap }) => ({
+            feature_view_name: view, feature_columns: names(features), ...(alias === undefined ? {} : { feature_view_name_alias: alias }), ...(joinKeyMap === undefined ? {} : { join_key_map: joinKeyMap })
+          }))
+        }
+      },
+      { spec: { name: 'risk', project: 'credit', features: [{ feature_view_name: 'risk_score', feature_columns: names(RISK.features) }] } }
+    ]
   })
 }
 
@@ -159,7 +195,97 @@ for (const [label, served] of [['registry YAML', yamlServer], ['Feast registry f
       }
     })
   })
+
+  describe(`get-online-features over a ${label}: a feature service's join_key_map, as Feast reads it`, () => {
+    const RELOCATE = { feature_service: 'relocation', full_feature_names: true }
+
+    test('each projection reads its view from the column its join_key_map names, answered under that name', async () => {
+      const reply = await read({ ...RELOCATE, entities: { home_zipcode: [94107], work_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['home_zipcode', 'work_zipcode', 'dob_ssn', 'home__population', 'work__population', 'credit_history__credit_card_due'])
+      assert.deepEqual(values(reply), [[94107], [10001], ['1'], [5], [8], [10]])
+    })
+
+    test('the view\'s own join key supplies a renamed one too, as Feast reads it; sent both ways, the later column counts', async () => {
+      const own = await read({ ...RELOCATE, entities: { zipcode: [94107], work_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(values(own).slice(3, 5), [[5], [8]])
+      // home: home_zipcode, then zipcode (later: 94107); work: zipcode, then work_zipcode (later: 10001).
+      const both = await read({ ...RELOCATE, entities: { home_zipcode: [10001], zipcode: [94107], work_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(both.body.metadata.feature_names.slice(0, 3), ['home_zipcode', 'zipcode', 'work_zipcode'])
+      assert.deepEqual(values(both).slice(4, 6), [[5], [8]])
+    })
+
+    test('a missing renamed column is a 422 naming it, the join key, the view, the projection and the service', async () => {
+      const reply = await post('reader', { ...RELOCATE, entities: { home_zipcode: [94107], dob_ssn: ['1'] } })
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, 'entities has no column "work_zipcode", the join key "zipcode" of feature view "zipcode_features" renamed by ' +
+        'the join_key_map of its projection "work" in feature service "relocation" (the views read take the join keys home_zipcode, work_zipcode, dob_ssn)')
+    })
+
+    test('a renamed column is a join key only in a read of the service renaming to it: elsewhere it is not read, as in Feast', async () => {
+      const reply = await post('reader', { features: ['zipcode_features:population'], entities: { home_zipcode: [94107] } })
+      assert.equal(reply.status, 422, reply.text)
+      assert.match(reply.body.message, /^entities has no column "zipcode", the join key of feature view "zipcode_features" .*; not read: "home_zipcode",/)
+    })
+
+    test('a denied caller gets 403 on the service whatever its entities hold, never the 422 naming a renamed column', async () => {
+      for (const entities of [{ home_zipcode: [94107] }, { zipcode: [1] }]) {
+        const reply = await post('zip_reader', { ...RELOCATE, entities })
+        assert.equal(reply.status, 403, reply.text)
+        assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:relocation')
+      }
+    })
+  })
+
+  describe(`get-online-features over a ${label}: the views an on-demand view is computed from`, () => {
+    test('an on-demand view computed at read time needs the join keys of the views it is computed from, which Feast reads', async () => {
+      for (const named of [{ features: ['risk_score:risky'] }, { feature_service: 'risk' }]) {
+        const reply = await post('reader', { ...named, entities: { dob_ssn: ['1'] } })
+        assert.equal(reply.status, 422, reply.text)
+        assert.equal(reply.body.message, 'entities has no column "zipcode", the join key of feature view "zipcode_features", ' +
+          'which on-demand feature view "risk_score" is computed from (the views read take the join keys dob_ssn, zipcode)')
+      }
+    })
+
+    test('with them, it is read from its own join keys and answers every join key sent', async () => {
+      const reply = await read({ features: ['risk_score:risky'], entities: { zipcode: [94107], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['zipcode', 'dob_ssn', 'risky'])
+      assert.deepEqual(values(reply), [[94107], ['1'], [false]])
+    })
+
+    test('an on-demand view written to the online store is read as stored: its own join keys are enough, as in Feast', async () => {
+      const reply = await read({ features: ['risk_score_stored:risky'], entities: { dob_ssn: ['1'] } })
+      assert.deepEqual(values(reply), [['1'], [true]])
+    })
+
+    test('a denied caller gets 403, never the 422 naming a source view\'s join key', async () => {
+      const reply = await post('odfv_reader', { features: ['risk_score:risky'], entities: { dob_ssn: ['1'] } })
+      assert.equal(reply.status, 403, reply.text)
+      assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureView:credit_history')
+    })
+  })
 }
+
+describe('get-online-features: a view naming an entity the registry does not have, which only a Feast registry file can hold', () => {
+  const READ_COURIER = { features: ['courier_stats:deliveries'], entities: { courier: [1] } }
+
+  test('is a 404 naming the view and the entity, as Feast\'s EntityNotFoundException, after the permission check', async () => {
+    const reply = await postAs(feastServer.base, feastServer.tokens.reader, '/get-online-features', READ_COURIER)
+    assert.equal(reply.status, 404, reply.text)
+    assert.equal(reply.body.message, 'feature view "courier_stats" takes entity "courier", which is not in the registry')
+  })
+
+  test('a caller denied the view gets the 403, never the 404 about its entity', async () => {
+    const reply = await postAs(feastServer.base, feastServer.tokens.zip_reader, '/get-online-features', READ_COURIER)
+    assert.equal(reply.status, 403, reply.text)
+    assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureView:courier_stats')
+  })
+
+  test('its entity name is no join key of the project: sent in a read of another view, it is skipped', async () => {
+    const reply = await postAs(feastServer.base, feastServer.tokens.reader, '/get-online-features', { features: CREDIT, entities: { courier: [1], dob_ssn: ['1'] } })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
+  })
+})
 
 describe('get-online-features: entity names, which only a Feast registry file has', () => {
   const post = async (served: Served, entities: Record<string, unknown[]>): Promise<Reply> =>
@@ -190,7 +316,7 @@ describe('the entity columns of a catalog', () => {
   const { dir, cleanup } = tempDir()
   after(cleanup)
 
-  test('of a Feast registry: every entity\'s join key, a view\'s or not, and its name standing for it', () => {
+  test('of a Feast registry: every entity\'s join key, a view\'s or not, and its name standing for it; an entity it lacks gives none', () => {
     const columns = entityColumns(catalogFromFeastRegistry(feastFile ?? assert.fail('the Feast server is up')))
     assert.deepEqual([...columns.joinKeys].sort(), ['dob_ssn', 'merchant_id', 'store_id', 'zipcode'])
     assert.deepEqual([...columns.entityNames], [['customer', 'dob_ssn'], ['zip', 'zipcode'], ['merchant', 'merchant_id'], ['store', 'store_id']])
