@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { openFeastRegistry } from '../../src/registry/index.ts'
 import { catalogFromFeastRegistry } from '../../src/server/index.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+import { everyKindRegistry, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 
 const { dir, cleanup } = tempDir()
 const sample = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0, cacheTtlSeconds: 0 })
@@ -29,6 +30,38 @@ describe('the reference server\'s registry over a Feast registry file', () => {
       { view: 'credit_history', feature: 'credit_card_due' }, { view: 'credit_history', feature: 'missed_payments_1y' }, { view: 'zipcode_features', feature: 'city' }
     ])
     assert.equal(served.featureService('no_such_service'), undefined)
+  })
+
+  it('gives each feature of a service its projection\'s alias and join_key_map', () => {
+    const path = join(dir, 'every-kind.db')
+    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
+    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
+    try {
+      assert.deepEqual(catalogFromFeastRegistry(registry).featureService('fraud_model')?.features.map((ref) => ({ ...ref, ...(ref.joinKeyMap === undefined ? {} : { joinKeyMap: { ...ref.joinKeyMap } }) })), [
+        { view: 'user_stats', feature: 'txn_count_7d' },
+        { view: 'amount_ratio', feature: 'ratio', alias: 'ratio_view', joinKeyMap: { user_id: 'customer_id' } }
+      ])
+    } finally {
+      registry.close()
+    }
+  })
+
+  it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
+    const path = join(dir, 'lost-entity.db')
+    writeFileSync(path, writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      entities: [{ spec: { name: 'driver', join_key: 'driver_id', project: 'demo' } }],
+      feature_views: [{ spec: { name: 'trips', project: 'demo', entities: ['driver', 'rider'], features: [{ name: 'count' }], online: true } }]
+    }))
+    const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0 })
+    try {
+      const view = catalogFromFeastRegistry(registry).featureView('trips')
+      assert.deepEqual(view?.entities, ['driver_id', 'rider'])
+      assert.deepEqual(view?.unknownEntities, ['rider'])
+      assert.equal(catalogFromFeastRegistry(sample).featureView('credit_history')?.unknownEntities, undefined)
+    } finally {
+      registry.close()
+    }
   })
 
   it('has no rows unless sample rows are given', () => {

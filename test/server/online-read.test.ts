@@ -8,6 +8,7 @@ import { describe, test } from 'node:test'
 import { readFeatures, readTarget } from '../../src/server/online-read.ts'
 import { createOnlineStore } from '../../src/server/online-store.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import type { FeatureCatalog } from '../../src/server/catalog.ts'
 import { REGISTRY_YAML } from '../helpers/feast-checks.ts'
 import { expectError } from '../helpers/errors.ts'
 
@@ -99,5 +100,30 @@ describe('readFeatures: after the check', () => {
   test('a feature service whose view is gone from the registry is a 404 only now', () => {
     const target = readTarget({ ...registry, featureView: () => undefined }, { feature_service: 'credit_service', entities: { dob_ssn: ['1'] } })
     expectError(() => readFeatures(target, store), { statusCode: 404 })
+  })
+
+  test('a view naming an entity its registry lacks passes the first step and is a 404 now, naming both, as Feast\'s EntityNotFoundException', () => {
+    const lacking = (lost: string): FeatureCatalog => ({
+      ...registry,
+      featureView: (name) => {
+        const view = registry.featureView(name)
+        return name === lost && view !== undefined ? { ...view, unknownEntities: ['zip'] } : view
+      }
+    })
+    const body = { features: ['zipcode_density:density'], entities: { zipcode: [1] } }
+    // As Feast: the sources of an on-demand view are looked at first, then the on-demand view itself.
+    for (const lost of ['zipcode_features', 'zipcode_density']) {
+      const target = readTarget(lacking(lost), body)
+      const kind = lost === 'zipcode_density' ? 'on-demand feature view' : 'feature view'
+      expectError(() => readFeatures(target, store), { statusCode: 404, message: `${kind} "${lost}" takes entity "zip", which is not in the registry` })
+    }
+  })
+
+  test('a feature service\'s on-demand view whose source view is gone is a 404 only now, naming both', () => {
+    const service = { name: 'density', tags: {}, features: [{ view: 'zipcode_density', feature: 'density' }] }
+    const catalog: FeatureCatalog = { ...registry, featureService: () => service, featureView: (name) => name === 'zipcode_features' ? undefined : registry.featureView(name) }
+    const target = readTarget(catalog, { feature_service: 'density', entities: { zipcode: [1] } })
+    assert.deepEqual(target.resources.map((resource) => resource.name), ['density'])
+    expectError(() => readFeatures(target, store), { statusCode: 404, message: 'on-demand feature view "zipcode_density" reads feature view "zipcode_features", which is not in the registry' })
   })
 })

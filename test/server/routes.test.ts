@@ -58,6 +58,7 @@ const get = async (path: string, who?: keyof typeof tokens) => await call(url, '
 const post = async (path: string, who: keyof typeof tokens | undefined, body?: unknown) => await call(url, 'POST', path, who, body)
 
 const SERVICE_READ = { feature_service: 'driver_activity', entities: { driver_id: [1001, 1999] } }
+const HANDOVER = { feature_service: 'driver_handover', full_feature_names: true }
 const PUSH = { push_source_name: 'driver_stats_push', to: 'online', df: { driver_id: [1500], conv_rate: [0.25], trips_today: [4], event_timestamp: ['2026-11-20T08:00:00Z'] } }
 const WRITE = { feature_view_name: 'driver_hourly_stats', df: { driver_id: [1600], conv_rate: [0.33], acc_rate: [0.5] } }
 
@@ -106,6 +107,22 @@ describe('POST /get-online-features', () => {
       assert.equal(reply.status, 422, `${JSON.stringify(flag)}: ${JSON.stringify(reply.body)}`)
       assert.match(reply.body.message, /^"full_feature_names" must be true or false \(or 1, 0, "yes"/)
     }
+  })
+
+  test('a feature service renaming a join key reads the view from the columns it names, answered under their names', async () => {
+    const reply = await post('/get-online-features', 'reader', { ...HANDOVER, entities: { outgoing_driver_id: [1001], incoming_driver_id: [1002] } })
+    assert.equal(reply.status, 200, JSON.stringify(reply.body))
+    assert.deepEqual(reply.body.metadata.feature_names, ['outgoing_driver_id', 'incoming_driver_id', 'outgoing__conv_rate', 'incoming__conv_rate'])
+    assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [[1001], [1002], [0.52], [0.37]])
+  })
+
+  test('a renamed join key column missing is 422 naming it and the service renaming it; without roles, 403', async () => {
+    const reply = await post('/get-online-features', 'reader', { ...HANDOVER, entities: { outgoing_driver_id: [1001], driver: [1002] } })
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /^entities has no column "incoming_driver_id", the join key "driver_id" of feature view "driver_hourly_stats" renamed by the join_key_map of its projection "incoming" in feature service "driver_handover" /)
+    const denied = await post('/get-online-features', 'nobody', { ...HANDOVER, entities: { outgoing_driver_id: [1001] } })
+    assert.equal(denied.status, 403)
+    assert.equal(denied.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:driver_handover')
   })
 
   test('a user without roles gets 403', async () => {
