@@ -224,4 +224,3 @@ feature_views:
     assert.throws(() => load(service('{view: location_stat}')), /features\[0\]\.view: feature view "location_stat" is not declared under feature_views \(did you mean location_stats\?\)/)
   })
 })
-

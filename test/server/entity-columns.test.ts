@@ -102,7 +102,10 @@ function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uin
           name: 'relocation',
           project: 'credit',
           features: RELOCATION.map(({ view, alias, features, joinKeyMap }) => ({
-            feature_view_name: view, feature_columns: names(features), ...(alias === undefined ? {} : { feature_view_name_alias: alias }), ...(joinKeyMap === undefined ? {} : { join_key_map: joinKeyMap })
+            feature_view_name: view,
+            feature_columns: names(features),
+            ...(alias === undefined ? {} : { feature_view_name_alias: alias }),
+            ...(joinKeyMap === undefined ? {} : { join_key_map: joinKeyMap })
           }))
         }
       },
