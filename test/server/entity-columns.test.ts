@@ -129,6 +129,7 @@ const feastServer = useReferenceServer((store) => {
 })
 
 const CREDIT = ['credit_history:credit_card_due']
+const postFeast = async (user: User, body: unknown): Promise<Reply> => await postAs(feastServer.base, feastServer.tokens[user], '/get-online-features', body)
 const values = (reply: Reply): unknown[] => reply.body.results.map((column: { values: unknown[] }) => column.values)
 
 for (const [label, served] of [['registry YAML', yamlServer], ['Feast registry file', feastServer]] as const) {
@@ -274,19 +275,19 @@ describe('get-online-features: a view naming an entity the registry does not hav
   const READ_COURIER = { features: ['courier_stats:deliveries'], entities: { courier: [1] } }
 
   test('is a 404 naming the view and the entity, as Feast\'s EntityNotFoundException, after the permission check', async () => {
-    const reply = await postAs(feastServer.base, feastServer.tokens.reader, '/get-online-features', READ_COURIER)
+    const reply = await postFeast('reader', READ_COURIER)
     assert.equal(reply.status, 404, reply.text)
     assert.equal(reply.body.message, 'feature view "courier_stats" takes entity "courier", which is not in the registry')
   })
 
   test('a caller denied the view gets the 403, never the 404 about its entity', async () => {
-    const reply = await postAs(feastServer.base, feastServer.tokens.zip_reader, '/get-online-features', READ_COURIER)
+    const reply = await postFeast('zip_reader', READ_COURIER)
     assert.equal(reply.status, 403, reply.text)
     assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureView:courier_stats')
   })
 
   test('its entity name is no join key of the project: sent in a read of another view, it is skipped', async () => {
-    const reply = await postAs(feastServer.base, feastServer.tokens.reader, '/get-online-features', { features: CREDIT, entities: { courier: [1], dob_ssn: ['1'] } })
+    const reply = await postFeast('reader', { features: CREDIT, entities: { courier: [1], dob_ssn: ['1'] } })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'credit_card_due'])
   })
@@ -311,7 +312,7 @@ describe('get-online-features: entity names, which only a Feast registry file ha
   })
 
   test('a join_key_map renaming a join key to its entity\'s name reads the view from that column, answered under it', async () => {
-    const reply = await postAs(feastServer.base, feastServer.tokens.reader, '/get-online-features', { feature_service: 'by_zip', entities: { zip: [10001] } })
+    const reply = await postFeast('reader', { feature_service: 'by_zip', entities: { zip: [10001] } })
     assert.equal(reply.status, 200, reply.text)
     assert.deepEqual(reply.body.metadata.feature_names, ['zip', 'population'])
     assert.deepEqual(values(reply), [[10001], [8]])
