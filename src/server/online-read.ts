@@ -2,10 +2,10 @@
  * `POST /get-online-features`, framework-neutral, in the order that reveals nothing to a caller
  * who may not read: (1) {@link readTarget} checks the body's JSON types and finds the resources
  * it names (what the permission check needs, and nothing else); (2) the caller's server decides;
- * (3) {@link readFeatures} validates the body against those resources (feature names, disabled
- * views, request data, join keys) and reads. A denied caller so never sees a join key or a
- * feature list in an error. The Fastify reference server and the Express example of docs/reference-server.md both
- * run these two steps.
+ * (3) {@link readFeatures} validates the body against those resources (disabled views, entities
+ * the registry lacks, feature names, request data, join keys) and reads. A denied caller so never
+ * sees a join key, an entity or a feature list in an error. The Fastify reference server and the
+ * Express example of docs/reference-server.md both run these two steps.
  */
 import type { Resource } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
@@ -152,7 +152,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
     if (view.unservedState !== undefined) throw unprocessable(`feature view ${JSON.stringify(view.name)} is in state ${view.unservedState} and serves no features (only AVAILABLE_ONLINE views serve)`)
   }
-  checkEntitiesKnown(read, (view) => sourcesOf(view, target.sources))
+  checkEntitiesKnown(read, target.sources)
   for (const { view, feature } of features) {
     if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(view.name)} has no feature ${JSON.stringify(feature)}`)
   }
@@ -213,11 +213,11 @@ function sourcesOf (view: FeatureViewDef, sources: ReadTarget['sources']): Featu
  * (`EntityNotFoundException`), in Feast's order: the feature views read and every on-demand view's
  * sources (`_get_entity_maps`), then the on-demand views (the entities of each, looked up).
  */
-function checkEntitiesKnown (read: readonly FeatureViewDef[], sources: (view: FeatureViewDef) => readonly FeatureViewDef[]): void {
+function checkEntitiesKnown (read: readonly FeatureViewDef[], sources: ReadTarget['sources']): void {
   const views: FeatureViewDef[] = []
   const add = (view: FeatureViewDef): void => { if (!views.includes(view)) views.push(view) }
   for (const view of read) {
-    if (view.kind === 'OnDemandFeatureView') sources(view).forEach(add)
+    if (view.kind === 'OnDemandFeatureView') sourcesOf(view, sources).forEach(add)
     else add(view)
   }
   for (const view of read) if (view.kind === 'OnDemandFeatureView') add(view)
