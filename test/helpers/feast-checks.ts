@@ -126,17 +126,19 @@ export async function issueTokens (provider: TestProvider): Promise<Record<User,
 
 export interface Reply { readonly status: number, readonly body: any, readonly text: string }
 
-/** Posts a JSON body (an object, or raw text) as `user`, labelled `contentType`. */
-export async function postAs (base: string, token: string, path: string, body: unknown, contentType = 'application/json'): Promise<Reply> {
+/** Posts a JSON body (an object, or raw text) as `user`, labelled `contentType` (`null`: no Content-Type at all). */
+export async function postAs (base: string, token: string, path: string, body: unknown, contentType: string | null = 'application/json'): Promise<Reply> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
   const response = await fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
-    body: typeof body === 'string' ? body : JSON.stringify(body)
+    headers: { authorization: `Bearer ${token}`, ...(contentType === null ? {} : { 'content-type': contentType }) },
+    // As bytes: fetch labels a string body text/plain when no Content-Type is given.
+    body: new TextEncoder().encode(text)
   })
-  const text = await response.text()
+  const answer = await response.text()
   let parsed: unknown
-  try { parsed = JSON.parse(text) } catch { parsed = undefined }
-  return { status: response.status, body: parsed, text }
+  try { parsed = JSON.parse(answer) } catch { parsed = undefined }
+  return { status: response.status, body: parsed, text: answer }
 }
 
 /** A JSON text of `depth` nested lists around `1`: built as text, it needs no recursion. */
@@ -196,7 +198,7 @@ const SERVICE = { feature_service: 'credit_service', entities: { dob_ssn: ['1953
  * and Express example alike); `served()` is called inside each test, once the server is up.
  */
 export function defineReadChecks (served: () => Served): Record<string, () => Promise<void>> {
-  const post = async (user: User, body: unknown, contentType?: string): Promise<Reply> => {
+  const post = async (user: User, body: unknown, contentType?: string | null): Promise<Reply> => {
     const { base, tokens } = served()
     return await postAs(base, tokens[user], '/get-online-features', body, contentType)
   }
@@ -235,6 +237,18 @@ export function defineReadChecks (served: () => Served): Record<string, () => Pr
     'a JSON body labelled application/<name>+json is read, as Feast reads it': async () => {
       const reply = await post('service_reader', SERVICE, 'application/vnd.feast+json')
       assert.equal(reply.status, 200, reply.text)
+    },
+    'a JSON body without Content-Type is read, as Feast reads what Python requests.post(data=...) sends': async () => {
+      const reply = await post('service_reader', SERVICE, null)
+      assert.equal(reply.status, 200, reply.text)
+    },
+    'a JSON body labelled with a charset other than UTF-8 is 415, never read in another encoding than the label says': async () => {
+      for (const contentType of ['application/json; charset=utf-16', 'application/json; charset="ISO-8859-1"']) {
+        const reply = await post('service_reader', SERVICE, contentType)
+        assert.equal(reply.status, 415, `${contentType}: ${reply.text}`)
+        assert.match(reply.body.message, /UTF-8/)
+      }
+      assert.equal((await post('service_reader', SERVICE, 'application/json; charset=UTF-8')).status, 200)
     },
     'a denied caller with incomplete entities gets 403, never a 422 naming the join key': async () => {
       assertDenied(await post('zip_reader', { ...READ_CREDIT, entities: { zipcode: [94107] } }), 'FeatureView:credit_history', 'dob_ssn')
