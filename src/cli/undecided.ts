@@ -1,6 +1,6 @@
 import type { AuthError } from '../base/errors.ts'
 import type { AuthConfig } from '../config/auth-config.ts'
-import { ApiServerFailure } from '../managers/kubernetes/api-failure.ts'
+import { ApiServerFailure, type ApiTarget } from '../managers/kubernetes/api-failure.ts'
 import { EXIT, type CliIo } from './io.ts'
 
 /**
@@ -20,6 +20,20 @@ export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, 
 
 const KUBECONFIG = 'the kubeconfig (KUBECONFIG, else ~/.kube/config)'
 
+/** Where the settings of a failed connection are fixed: a kubeconfig's, or a pod's own. */
+const WHERE_TO_FIX: Readonly<Record<ApiTarget['source'], { reach: string, untrusted: string, tls: string }>> = {
+  kubeconfig: {
+    reach: `check that this machine can reach SERVER, the API server of ${KUBECONFIG}, and that it is up`,
+    untrusted: `the certificate of SERVER is signed by no CA that ${KUBECONFIG} trusts: check the certificate-authority (or certificate-authority-data) of its cluster`,
+    tls: `check that the server address and certificate-authority of ${KUBECONFIG} match the certificate of SERVER (host name, expiry)`
+  },
+  'in-cluster': {
+    reach: 'check that this pod can reach SERVER (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; network policies) and that the API server is up',
+    untrusted: 'the certificate of SERVER is signed by no CA in the ca.crt mounted with the pod\'s service account: check what stands between the pod and the API server (a proxy re-signing TLS)',
+    tls: 'check that SERVER (KUBERNETES_SERVICE_HOST) is the API server the certificate names, and that the certificate is current'
+  }
+}
+
 function whatToCheck (error: AuthError, config: AuthConfig): string {
   if (error.cause instanceof ApiServerFailure) return whatToCheckOnCluster(error.cause)
   if (error.code === 'cluster_unavailable') return `check that this machine can reach the API server of ${KUBECONFIG} and that it is up`
@@ -30,6 +44,7 @@ function whatToCheck (error: AuthError, config: AuthConfig): string {
 /** Where to look, by how the call to the API server failed; the first line said which call. */
 function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
   const server = target.server ?? 'the API server'
+  const fix = (hint: keyof typeof WHERE_TO_FIX['kubeconfig']): string => WHERE_TO_FIX[target.source][hint].replace('SERVER', server)
   const budget = `each call to it times out after ${duration(target.timeoutMs)} (requestTimeoutMs)`
   switch (failure.kind) {
     case 'forbidden':
@@ -39,14 +54,14 @@ function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
     case 'timeout':
       return `${server} did not answer within ${duration(target.timeoutMs)} (requestTimeoutMs, the limit of each call and of a request's calls together): check that this machine can reach it (VPN, proxy, firewall) and that it is not overloaded`
     case 'untrusted-certificate':
-      return `the certificate of ${server} is signed by no CA that ${KUBECONFIG} trusts: check the certificate-authority (or certificate-authority-data) of its cluster`
+      return fix('untrusted')
     case 'tls':
-      return `check that the server address and certificate-authority of ${KUBECONFIG} match the certificate of ${server} (host name, expiry)`
+      return fix('tls')
     case 'http':
       return `check that ${server} is healthy (it answered ${failure.text}); ${budget}`
     case 'network':
     case 'other':
-      return `check that this machine can reach ${server}, the API server of ${KUBECONFIG}, and that it is up; ${budget}`
+      return `${fix('reach')}; ${budget}`
   }
 }
 

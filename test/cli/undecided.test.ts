@@ -2,13 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { AuthError } from '../../src/base/errors.ts'
 import { reportUndecided } from '../../src/cli/undecided.ts'
-import { createFailureReporter, createOutOfTimeReporter } from '../../src/managers/kubernetes/api-failure.ts'
+import { createFailureReporter, createOutOfTimeReporter, type ApiTarget } from '../../src/managers/kubernetes/api-failure.ts'
 import { kubernetesClient } from '../../src/managers/kubernetes/client-library.ts'
 import { captureLogs } from '../helpers/logs.ts'
 
 // What the second line of a "could not decide" says for each way a call to the API server fails.
 const { ApiException } = kubernetesClient()
-const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500, caller: 'the kubeconfig user alice (context dev)' }
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500, caller: 'the kubeconfig user alice (context dev)', source: 'kubeconfig' } as const
+const IN_POD = { server: 'https://10.96.0.1:443', timeoutMs: 2500, caller: 'the service account feast/feast-server', source: 'in-cluster' } as const
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
 
 function hintFor (error: AuthError): string {
@@ -17,7 +18,7 @@ function hintFor (error: AuthError): string {
   return stderr.split('\n')[1] ?? ''
 }
 
-const report = (error: unknown): AuthError => createFailureReporter(captureLogs().logger, TARGET)(error, REVIEW)
+const report = (error: unknown, target: ApiTarget = TARGET): AuthError => createFailureReporter(captureLogs().logger, target)(error, REVIEW)
 
 describe('the hint of a cluster that could not be used', () => {
   test('a timed-out call names the server and the time budget', () => {
@@ -47,5 +48,20 @@ describe('the hint of a cluster that could not be used', () => {
   test('a TLS failure other than an untrusted CA says to compare the kubeconfig with the certificate', () => {
     assert.equal(hintFor(report(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }))),
       '  check that the server address and certificate-authority of the kubeconfig (KUBECONFIG, else ~/.kube/config) match the certificate of https://kube.example.com:6443 (host name, expiry); --debug shows the details')
+  })
+
+  test('in a pod, an unreachable server points at the pod\'s network, not at a kubeconfig it does not use', () => {
+    assert.equal(hintFor(report(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), IN_POD)),
+      '  check that this pod can reach https://10.96.0.1:443 (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; network policies) and that the API server is up; each call to it times out after 2500 ms (requestTimeoutMs); --debug shows the details')
+  })
+
+  test('in a pod, an untrusted certificate points at the service account\'s ca.crt', () => {
+    assert.match(hintFor(report(Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }), IN_POD)), /^ {2}the certificate of https:\/\/10\.96\.0\.1:443 is signed by no CA in the ca\.crt mounted with the pod's service account/)
+  })
+
+  test('in a pod, no hint names a kubeconfig', () => {
+    for (const error of [Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }), new ApiException(403, 'x', '', {})]) {
+      assert.doesNotMatch(hintFor(report(error, IN_POD)), /kubeconfig/i)
+    }
   })
 })

@@ -23,6 +23,8 @@ export interface ApiTarget {
   readonly timeoutMs: number
   /** Who the API server sees making the calls, as {@link describeCaller} words it (never a credential). */
   readonly caller: string
+  /** Where the connection's settings come from: what a person fixes (a kubeconfig, or the pod's). */
+  readonly source: ClusterConnection['source']
 }
 
 /**
@@ -64,7 +66,7 @@ export function lacksPermission (caller: string, permission: string): string {
 export function apiTargetOf (connection: Pick<ClusterConnection, 'kubeConfig' | 'source'>, timeoutMs: number): ApiTarget {
   const server = connection.kubeConfig.getCurrentCluster()?.server
   // A bare origin reads as the kubeconfig writes it: without the `/` of an empty path.
-  return { server: server === undefined || server === '' ? undefined : urlForLog(server).replace(/(\/\/[^/]*)\/$/, '$1'), timeoutMs, caller: describeCaller(connection) }
+  return { server: server === undefined || server === '' ? undefined : urlForLog(server).replace(/(\/\/[^/]*)\/$/, '$1'), timeoutMs, caller: describeCaller(connection), source: connection.source }
 }
 
 /**

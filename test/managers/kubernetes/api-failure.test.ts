@@ -7,7 +7,7 @@ import { captureLogs } from '../../helpers/logs.ts'
 // The instance feast-authz loads (under tsx, a static import would be a second copy of the package).
 const { ApiException } = kubernetesClient()
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
-const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000, caller: 'the kubeconfig user alice (context dev)' }
+const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000, caller: 'the kubeconfig user alice (context dev)', source: 'kubeconfig' } as const
 
 describe('API failures', () => {
   test('every failure becomes a 503 cluster_unavailable', () => {
@@ -89,7 +89,7 @@ describe('API failures', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x'
     })
-    assert.deepEqual(apiTargetOf({ kubeConfig, source: 'kubeconfig' }, 1234), { server: 'https://kube.example.com:6443', timeoutMs: 1234, caller: 'the kubeconfig user u (context x)' })
+    assert.deepEqual(apiTargetOf({ kubeConfig, source: 'kubeconfig' }, 1234), { server: 'https://kube.example.com:6443', timeoutMs: 1234, caller: 'the kubeconfig user u (context x)', source: 'kubeconfig' })
   })
 
   test('a path after the API server\'s host, as proxies to a cluster use, is kept', () => {
