@@ -15,6 +15,8 @@
  * api.setFault('tokenreviews', { status: 403 })
  * await api.stop(); await api.start()    // connections refused while stopped
  * await api.close()                      // in after()
+ * const strict = await startFakeKubeApi({ authorizer: 'rbac' })  // permissions from RBAC objects only
+ * strict.putClusterRoleBinding(clusterRoleBinding('review', 'feast-authz-token-review', [{ kind: 'ServiceAccount', name: 'feast', namespace: 'feast' }]))
  * ```
  *
  * Served (everything else is 404 with a `Status` body), as kube-apiserver serves it:
@@ -43,17 +45,33 @@
  *   `BOOKMARK`s only when `allowWatchBookmarks=true`, always newer than the last event, never at
  *   watch start, then every `bookmarkIntervalMs` (about a minute on a real server) and 2 s before
  *   the timeout; closed after `timeoutSeconds`, or 1 to 2 times `minRequestTimeoutSeconds`.
+ * - the same (lists, GET by name, watches, writes) for the cluster-scoped
+ *   `/apis/rbac.authorization.k8s.io/v1/clusterroles[/<name>]` and `clusterrolebindings`, and for
+ *   `/api/v1/namespaces/<ns>/serviceaccounts[/<name>]` (stored only: no token controller, so a
+ *   manifest with its ServiceAccount applies as on a real cluster);
  * - `POST`, `PUT`, `PATCH` (merge, strategic merge, JSON patch; not server-side apply) and
- *   `DELETE` of RoleBindings and Roles (a cluster admin's): 201/200, 409 AlreadyExists or Conflict
+ *   `DELETE` of those objects: 201/200, 409 AlreadyExists or Conflict
  *   (stale resourceVersion), 404, 400 for a mismatched name or namespace or (fieldValidation=Strict)
- *   an unknown field, DELETE's Success Status; nothing is created in a namespace that does not exist;
- * - RoleBindings and Roles, written over HTTP or with {@link FakeKubeApi.putRoleBinding} /
- *   {@link FakeKubeApi.putRole}, get the rbac/v1 defaults (an empty `apiGroup` of roleRef and of
- *   User and Group subjects) and the real validation (a 422 `Invalid` Status, thrown as
- *   {@link FakeInvalidError} by the helpers): names are path segments, subjects' kinds and
- *   apiGroups, a ServiceAccount's name a DNS subdomain, rules with verbs, apiGroups and resources;
- *   `roleRef` cannot change (delete the binding and create it again); an update that changes
- *   nothing writes nothing (no new version, no event);
+ *   an unknown field, DELETE's Success Status; nothing is created in a namespace that does not
+ *   exist; a cluster-scoped object's namespace is cleared;
+ * - RBAC objects, written over HTTP or with {@link FakeKubeApi.putRoleBinding} /
+ *   {@link FakeKubeApi.putRole} / {@link FakeKubeApi.putClusterRole} /
+ *   {@link FakeKubeApi.putClusterRoleBinding}, get the rbac/v1 defaults (an empty `apiGroup` of
+ *   roleRef and of User and Group subjects) and the real validation (a 422 `Invalid` Status, thrown
+ *   as {@link FakeInvalidError} by the helpers): names are path segments, subjects' kinds and
+ *   apiGroups, a ServiceAccount's name a DNS subdomain (and, in a ClusterRoleBinding, its namespace
+ *   required), rules with verbs, apiGroups and resources (non-resource URLs in ClusterRoles only),
+ *   a ClusterRoleBinding refers to a ClusterRole; `roleRef` cannot change (delete the binding and
+ *   create it again); an update that changes nothing writes nothing (no new version, no event);
+ * - RBAC writes over HTTP by anyone outside `system:masters` pass the escalation check first
+ *   (kubernetes pkg/registry/rbac/.../policybased, before validation): a Role or ClusterRole may
+ *   grant only what its writer holds there (or they may `escalate` it); a binding may refer only to
+ *   a role whose every permission its writer holds (or they may `bind` it), so anyone who may
+ *   create RoleBindings can bind a Role with no rules; a refusal is the real 403 listing the
+ *   permissions not held, a binding to a role that does not exist a 404;
+ * - `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews` (what `kubectl auth can-i` asks,
+ *   JSON or kubectl's protobuf): decided as the caller's own requests would be; any authenticated
+ *   user may ask (`system:basic-user`);
  * - `GET /api/v1/namespaces[/<name>]`: a new cluster's namespaces, the service's, and every one an
  *   object was put in;
  * - `labelSelector` and `fieldSelector` (`metadata.name`, `metadata.namespace` only; others 400) on
@@ -62,17 +80,35 @@
  *
  * Callers are authenticated and authorized as kube-apiserver does it: `Authorization: Bearer
  * <serviceToken>` (the service's own credential, written into the kubeconfig) is the service
- * account `system:serviceaccount:<namespace>:feast`, which holds what docs/kubernetes.md grants it
- * (`create tokenreviews` cluster-wide; `get`, `list`, `watch` of rolebindings and roles in its own
- * namespace; see {@link FakeKubeApi.revoke}); {@link FakeKubeApi.adminToken} is in
- * `system:masters`; a token registered with {@link FakeKubeApi.addToken} is its identity when it
- * is valid for the API server's audience, and holds no permission; any other token is a 401
- * `Unauthorized`; a request without credentials is `system:anonymous`. A request its caller may
- * not make is a 403 `Forbidden` naming the verb, resource and namespace.
+ * account `system:serviceaccount:<namespace>:feast`; {@link FakeKubeApi.adminToken} is in
+ * `system:masters` (allowed everything); a token registered with {@link FakeKubeApi.addToken} is
+ * its identity (plus `system:authenticated`) when it is valid for the API server's audience; any
+ * other token is a 401 `Unauthorized`; a request without credentials is `system:anonymous`. Who
+ * holds what depends on the authorizer chosen at start:
+ * - `grants` (the default): the service account holds what docs/kubernetes.md grants it
+ *   (`create tokenreviews` cluster-wide; `get`, `list`, `watch` of rolebindings and roles in its
+ *   own namespace; see {@link FakeKubeApi.revoke} and {@link FakeKubeApi.grant}); anyone else nothing;
+ * - `rbac` (`startFakeKubeApi({ authorizer: 'rbac' })`): everyone outside `system:masters`, the
+ *   service account included, holds exactly what the stored RBAC objects give them, decided as
+ *   kube-apiserver's RBAC authorizer does (fake-kube-rbac.ts): the ClusterRoleBindings and the
+ *   request namespace's RoleBindings whose subjects match (a User by name; a Group among the
+ *   caller's groups, e.g. `system:serviceaccounts[:<ns>]` or `system:authenticated`; a
+ *   ServiceAccount by namespace, the binding's by default, and name), with the rules of the Role or
+ *   ClusterRole they refer to (a RoleBinding to a ClusterRole grants it in its namespace only):
+ *   verbs, apiGroups, resources and resourceNames, `*` wildcards; a list or watch whose field
+ *   selector requires one `metadata.name` is authorized for that name.
+ * A request its caller may not make is a 403 `Forbidden` naming the verb, resource and namespace.
+ * Discovery is open to authenticated users and `/version` to anyone, as the bootstrap roles
+ * `system:discovery` and `system:public-info-viewer` make it (not RBAC objects of the double).
  *
  * Not emulated (a test needing one must add it, not assume it): OpenAPI, server-side apply, YAML
- * and protobuf bodies and Accept negotiation (always JSON; no server-side Tables), other resources
- * than these, RBAC escalation checks on writes, the watch cache's bounded history (only
+ * and protobuf bodies (but the one SelfSubjectAccessReview) and Accept negotiation (always JSON;
+ * no server-side Tables), other resources than these (no Secrets, no Pods, no TokenRequest: a
+ * test registers a service account's token with {@link FakeKubeApi.addToken}), the bootstrap
+ * ClusterRoles (`cluster-admin`, `admin`, `edit`, `view`...: a test puts the ones it needs),
+ * ClusterRole aggregation (`aggregationRule` is an unknown field), non-resource URL rules in
+ * authorization (stored and validated only), the escalation check's exemption of updates that
+ * touch only `ownerReferences`/`finalizers`, the watch cache's bounded history (only
  * {@link FakeKubeApi.compact} makes a version too old).
  */
 import { execFile } from 'node:child_process'
@@ -86,6 +122,7 @@ import { join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import { KubeConfig } from '@kubernetes/client-node'
 import { feastRoleMarker } from '../../src/base/feast-role-marker.ts'
+import { escalationReason, roleRefRules, ruleAllows, rulesFor, uncovered, type Binding, type PolicyRule, type RbacObjects, type ResourceAttributes } from './fake-kube-rbac.ts'
 
 /** The API server's own audience, as a default kube-apiserver has it. */
 export const API_SERVER_AUDIENCE = 'https://kubernetes.default.svc'
@@ -150,9 +187,41 @@ export interface RoleJson {
   rules?: PolicyRuleJson[]
 }
 
-export type FakeEndpoint = 'tokenreviews' | 'rolebindings' | 'roles' | 'all'
+/** Metadata of a cluster-scoped object: a namespace, if any, is cleared when it is written. */
+export type ClusterObjectMetaJson = Omit<ObjectMetaJson, 'namespace'> & { namespace?: string }
+
+/** The JSON shape of an `rbac.authorization.k8s.io/v1` ClusterRole (no `aggregationRule`: not emulated). */
+export interface ClusterRoleJson {
+  apiVersion?: string
+  kind?: string
+  metadata: ClusterObjectMetaJson
+  rules?: PolicyRuleJson[]
+}
+
+/** The JSON shape of an `rbac.authorization.k8s.io/v1` ClusterRoleBinding. */
+export interface ClusterRoleBindingJson {
+  apiVersion?: string
+  kind?: string
+  metadata: ClusterObjectMetaJson
+  roleRef: { apiGroup: string, kind: 'ClusterRole', name: string }
+  subjects?: RoleBindingSubject[]
+}
+
+/** The JSON shape of a core `v1` ServiceAccount (stored, nothing more: no token controller). */
+export interface ServiceAccountJson {
+  apiVersion?: string
+  kind?: string
+  metadata: ObjectMetaJson
+  automountServiceAccountToken?: boolean
+  secrets?: Array<Record<string, unknown>>
+  imagePullSecrets?: Array<Record<string, unknown>>
+}
+
+/** A collection the double stores: RBAC objects and ServiceAccounts. */
+export type FakeKind = 'rolebindings' | 'roles' | 'clusterrolebindings' | 'clusterroles' | 'serviceaccounts'
+export type FakeEndpoint = 'tokenreviews' | FakeKind | 'all'
 /** A resource the double serves. */
-export type FakeResource = 'tokenreviews' | 'rolebindings' | 'roles' | 'namespaces'
+export type FakeResource = 'tokenreviews' | 'namespaces' | FakeKind
 /** An RBAC verb of a resource request. */
 export type FakeVerb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' | 'delete' | 'deletecollection'
 /**
@@ -183,7 +252,7 @@ export interface FakeKubeApiCalls {
   tlsHandshakes: number
 }
 
-type Kind = 'rolebindings' | 'roles'
+type Kind = FakeKind
 const CALL_COUNTERS: ReadonlyArray<keyof FakeKubeApiCalls> = [
   'tokenReviews', 'roleBindingLists', 'roleBindingWatches', 'roleLists', 'roleWatches', 'gets', 'discovery', 'unauthorized', 'forbidden', 'tlsHandshakes'
 ]
@@ -222,6 +291,12 @@ export interface FakeKubeApi {
   /** Creates or replaces a Role, as {@link putRoleBinding} does a binding (validated: a rule needs verbs, apiGroups and resources). */
   putRole (role: RoleJson): RoleJson
   deleteRole (namespace: string, name: string): void
+  /** Creates or replaces a ClusterRole, as {@link putRole} does a Role (its rules may also name non-resource URLs). */
+  putClusterRole (role: ClusterRoleJson): ClusterRoleJson
+  deleteClusterRole (name: string): void
+  /** Creates or replaces a ClusterRoleBinding (to a ClusterRole; a ServiceAccount subject must name its namespace). */
+  putClusterRoleBinding (binding: ClusterRoleBindingJson): ClusterRoleBindingJson
+  deleteClusterRoleBinding (name: string): void
   /** Sends a `BOOKMARK` to every bookmark-enabled watch now. */
   bookmark (): void
   /**
@@ -271,9 +346,26 @@ export interface FakeKubeApiOptions {
    * kubeconfig namespace, else `feast`.
    */
   readonly serviceNamespace?: string
+  /**
+   * How callers other than a cluster admin are authorized. `grants` (default): the service
+   * account holds the permissions docs/kubernetes.md gives it ({@link FakeKubeApi.grant},
+   * {@link FakeKubeApi.revoke}), anyone else none. `rbac`: everyone, the service account
+   * included, holds what the stored Roles, ClusterRoles and their bindings give them, as
+   * kube-apiserver's RBAC authorizer decides; nobody holds anything until RBAC objects say so.
+   */
+  readonly authorizer?: 'grants' | 'rbac'
 }
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io'
+
+/** A ClusterRoleBinding binding `subjects` to the ClusterRole `role`. */
+export function clusterRoleBinding (name: string, role: string, subjects: RoleBindingSubject[]): ClusterRoleBindingJson {
+  return {
+    metadata: { name },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects: subjects.map((subject) => subject.kind === 'ServiceAccount' ? { ...subject } : { apiGroup: RBAC_GROUP, ...subject })
+  }
+}
 
 /** A RoleBinding in `namespace` binding `subjects` to the Role (or ClusterRole) `role`. */
 export function roleBinding (namespace: string, name: string, role: string, subjects: RoleBindingSubject[], roleKind: 'Role' | 'ClusterRole' = 'Role'): RoleBindingJson {
@@ -357,7 +449,9 @@ async function generateTls (): Promise<TlsMaterial> {
   }
 }
 
-type StoredObject = RoleBindingJson | RoleJson
+type StoredObject = RoleBindingJson | RoleJson | ClusterRoleJson | ClusterRoleBindingJson | ServiceAccountJson
+/** The namespace of a stored object: empty for a cluster-scoped one. */
+const namespaceOf = (object: StoredObject): string => object.metadata.namespace ?? ''
 interface WatchEvent {
   readonly kind: Kind
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'
@@ -379,7 +473,9 @@ interface Watcher {
 }
 
 const AUTHENTICATION_GROUP = 'authentication.k8s.io'
-const DISCOVERY_GROUPS = [RBAC_GROUP, AUTHENTICATION_GROUP]
+const AUTHORIZATION_GROUP = 'authorization.k8s.io'
+const DISCOVERY_GROUPS = [RBAC_GROUP, AUTHENTICATION_GROUP, AUTHORIZATION_GROUP]
+const SELF_SUBJECT_ACCESS_REVIEWS = `/apis/${AUTHORIZATION_GROUP}/v1/selfsubjectaccessreviews`
 
 /** Who made a request, once authenticated. */
 interface Caller { readonly username: string, readonly groups: readonly string[] }
@@ -428,6 +524,21 @@ function requestVerb (method: string, byName: boolean, isWatch: boolean): FakeVe
   }
 }
 
+/** The authorization attributes of a resource request (apiserver pkg/endpoints/request/requestinfo.go). */
+function resourceAttributes (verb: FakeVerb, resource: FakeResource, namespace: string, name: string | undefined): ResourceAttributes {
+  return { verb, apiGroup: groupOfResource(resource), resource, name: name ?? '', namespace }
+}
+
+/**
+ * The name a list or watch is authorized for: the one an exact `metadata.name` field selector
+ * requires (requestinfo.go), so that a rule with `resourceNames` can allow it; else none.
+ */
+function selectedName (params: URLSearchParams): string | undefined {
+  const terms = (params.get('fieldSelector') ?? '').split(',').map((term) => /^metadata\.name(?:==|=)([^,]*)$/.exec(term.trim())?.[1]).filter((value) => value !== undefined)
+  const name = terms[0]
+  return terms.length === 1 && name !== undefined && pathSegmentNameErrors(name).length === 0 && name !== '' ? name : undefined
+}
+
 const FLOW_SCHEMA_UID = randomUUID()
 const PRIORITY_LEVEL_UID = randomUUID()
 const REASON_FOR_CODE: Record<number, string> = {
@@ -447,11 +558,29 @@ const REASON_FOR_CODE: Record<number, string> = {
 }
 const NAMESPACE_PATH = /^\/api\/v1\/namespaces(?:\/([^/]+))?$/
 const STARTED = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
-const RESOURCE_PATH = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/
-const KIND_NAMES: Record<Kind, { kind: string, list: string, singular: string, short?: string[] }> = {
-  rolebindings: { kind: 'RoleBinding', list: 'RoleBindingList', singular: 'rolebinding' },
-  roles: { kind: 'Role', list: 'RoleList', singular: 'role' }
+/** Paths of the stored collections: namespace (absent for cluster-scoped ones), kind, name. */
+const RESOURCE_PATHS = [
+  /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/([a-z0-9-]+)\/(rolebindings|roles)(?:\/([^/]+))?$/,
+  /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/()(clusterrolebindings|clusterroles)(?:\/([^/]+))?$/,
+  /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/(serviceaccounts)(?:\/([^/]+))?$/
+]
+/** What the API server knows of each stored kind: its names, API group and scope. */
+const KINDS: Record<Kind, { kind: string, list: string, singular: string, group: string, namespaced: boolean, fields: readonly string[] }> = {
+  rolebindings: { kind: 'RoleBinding', list: 'RoleBindingList', singular: 'rolebinding', group: RBAC_GROUP, namespaced: true, fields: ['roleRef', 'subjects'] },
+  roles: { kind: 'Role', list: 'RoleList', singular: 'role', group: RBAC_GROUP, namespaced: true, fields: ['rules'] },
+  clusterrolebindings: { kind: 'ClusterRoleBinding', list: 'ClusterRoleBindingList', singular: 'clusterrolebinding', group: RBAC_GROUP, namespaced: false, fields: ['roleRef', 'subjects'] },
+  clusterroles: { kind: 'ClusterRole', list: 'ClusterRoleList', singular: 'clusterrole', group: RBAC_GROUP, namespaced: false, fields: ['rules'] },
+  serviceaccounts: { kind: 'ServiceAccount', list: 'ServiceAccountList', singular: 'serviceaccount', group: '', namespaced: true, fields: ['automountServiceAccountToken', 'secrets', 'imagePullSecrets'] }
 }
+const KIND_LIST = Object.keys(KINDS) as Kind[]
+const isBindingKind = (kind: Kind): boolean => kind === 'rolebindings' || kind === 'clusterrolebindings'
+const isRoleKind = (kind: Kind): boolean => kind === 'roles' || kind === 'clusterroles'
+/** `apiVersion` of a kind: `rbac.authorization.k8s.io/v1`, or `v1` for the core group. */
+const apiVersionOf = (kind: Kind): string => KINDS[kind].group === '' ? 'v1' : `${KINDS[kind].group}/v1`
+/** A resource as API errors name it: `roles.rbac.authorization.k8s.io`, `serviceaccounts`. */
+const qualifiedResource = (resource: string, group: string): string => group === '' ? resource : `${resource}.${group}`
+/** The API group of a resource the double serves. */
+const groupOfResource = (resource: FakeResource): string => resource === 'tokenreviews' ? AUTHENTICATION_GROUP : resource === 'namespaces' ? '' : KINDS[resource].group
 
 export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
   tlsMaterial ??= generateTls()
@@ -473,8 +602,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800
 
+  const rbacMode = options.authorizer === 'rbac'
   const tokens = new Map<string, FakeIdentity>()
-  const stores: Record<Kind, Map<string, StoredObject>> = { rolebindings: new Map(), roles: new Map() } // key: ns/name
+  type PerKind<T> = Record<Kind, T>
+  const perKind = <T>(make: () => T): PerKind<T> => Object.fromEntries(KIND_LIST.map((kind) => [kind, make()])) as PerKind<T>
+  const emptyStores = (): PerKind<Map<string, StoredObject>> => perKind(() => new Map<string, StoredObject>())
+  const stores = emptyStores() // key: ns/name (an empty ns for cluster-scoped objects)
   let history: WatchEvent[] = []
   let resourceVersion = 1000
   let compactedBefore = 0
@@ -483,9 +616,17 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   const calls = Object.fromEntries(CALL_COUNTERS.map((name) => [name, 0])) as unknown as FakeKubeApiCalls
   const sockets = new Set<Socket>()
   const lastWatchQueries = new Map<Kind | 'any', Record<string, string>>()
-  const listQueries: Record<Kind, Array<Record<string, string>>> = { rolebindings: [], roles: [] }
+  const emptyQueries = (): PerKind<Array<Record<string, string>>> => perKind((): Array<Record<string, string>> => [])
+  let listQueries = emptyQueries()
   // The state as of the last compaction: with `history`, any version since can be listed again.
-  let baseline: Record<Kind, Map<string, StoredObject>> = { rolebindings: new Map(), roles: new Map() }
+  let baseline = emptyStores()
+  /** The stored RBAC objects, as the RBAC authorizer reads them. */
+  const rbacObjects: RbacObjects = {
+    clusterRoleBindings: () => stores.clusterrolebindings.values() as Iterable<Binding>,
+    roleBindings: (namespace) => stateAt('rolebindings', namespace, resourceVersion) as RoleBindingJson[],
+    role: (namespace, name) => stores.roles.get(`${namespace}/${name}`) as RoleJson | undefined,
+    clusterRole: (name) => stores.clusterroles.get(`/${name}`) as ClusterRoleJson | undefined
+  }
 
   const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => { void handle(req, res) })
   server.on('secureConnection', () => { calls.tlsHandshakes++ })
@@ -533,7 +674,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
 
   async function handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? '/', url)
-    const body = await readBody(req)
+    const raw = await readBody(req)
+    const body = raw.toString('utf8')
     const who = authenticateCaller(req.headers.authorization)
     if (who === undefined) {
       calls.unauthorized++
@@ -550,13 +692,17 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       discovery(requestUrl.pathname, res)
       return
     }
+    if (requestUrl.pathname === SELF_SUBJECT_ACCESS_REVIEWS) {
+      selfSubjectAccessReview(req, res, who, raw)
+      return
+    }
     const namespacePath = NAMESPACE_PATH.exec(requestUrl.pathname)
     if (namespacePath !== null) {
       namespaceRequest(req, res, who, namespacePath[1] === undefined ? undefined : decodeURIComponent(namespacePath[1]), queryBool(requestUrl.searchParams, 'watch'))
       return
     }
-    const match = RESOURCE_PATH.exec(requestUrl.pathname)
-    const endpoint: Exclude<FakeResource, 'namespaces'> | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== null ? match[2] as Kind : undefined
+    const match = RESOURCE_PATHS.map((path) => path.exec(requestUrl.pathname)).find((found) => found !== null)
+    const endpoint: Exclude<FakeResource, 'namespaces'> | undefined = requestUrl.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' ? 'tokenreviews' : match !== undefined ? match[2] as Kind : undefined
     if (endpoint === undefined) {
       status(res, 404, 'NotFound', 'the server could not find the requested resource')
       return
@@ -569,13 +715,13 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     else if (byName !== undefined) calls.gets++
     else if (isWatch) {
       if (endpoint === 'rolebindings') calls.roleBindingWatches++
-      else calls.roleWatches++
+      else if (endpoint === 'roles') calls.roleWatches++
       const query = Object.fromEntries(requestUrl.searchParams)
       lastWatchQueries.set(endpoint, query)
       lastWatchQueries.set('any', query)
     } else {
       if (endpoint === 'rolebindings') calls.roleBindingLists++
-      else calls.roleLists++
+      else if (endpoint === 'roles') calls.roleLists++
       listQueries[endpoint].push(Object.fromEntries(requestUrl.searchParams))
     }
 
@@ -588,7 +734,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       return
     }
     // Authorization runs before any handler (apiserver pkg/endpoints/filters/authorization.go).
-    if (!allowed(who, verb, endpoint, namespace)) {
+    const attributes = resourceAttributes(verb, endpoint, namespace, byName ?? (verb === 'list' || verb === 'watch' ? selectedName(requestUrl.searchParams) : undefined))
+    if (!allowed(who, attributes)) {
       calls.forbidden++
       forbidden(res, who, verb, endpoint, namespace, byName)
       return
@@ -600,13 +747,13 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       return
     }
     const writes = byName === undefined ? ['POST', 'DELETE'] : ['PUT', 'PATCH', 'DELETE']
-    if (writes.includes(req.method ?? '')) { writeRequest(req, res, endpoint, namespace, byName, body, requestUrl.searchParams); return }
+    if (writes.includes(req.method ?? '')) { writeRequest(req, res, who, endpoint, namespace, byName, body, requestUrl.searchParams); return }
     if (req.method !== 'GET') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
     const selector = parseSelectors(requestUrl.searchParams, byName)
     if (typeof selector === 'string') { status(res, 400, 'BadRequest', selector); return }
     if (byName !== undefined && !isWatch) {
       const found = stores[endpoint].get(`${namespace}/${byName}`)
-      if (found === undefined) { status(res, 404, 'NotFound', `${endpoint}.${RBAC_GROUP} "${byName}" not found`, { name: byName, group: RBAC_GROUP, kind: endpoint }); return }
+      if (found === undefined) { objectNotFound(res, endpoint, byName); return }
       sendJson(res, 200, withTypeMeta(endpoint, found))
       return
     }
@@ -638,20 +785,71 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     return { username: verdict.identity.username, groups: groups.includes('system:authenticated') ? [...groups] : [...groups, 'system:authenticated'] }
   }
 
-  /** RBAC: a cluster admin may do anything, the service account what it was granted, anyone else nothing. */
-  function allowed (who: Caller, verb: FakeVerb, resource: FakeResource, namespace: string): boolean {
+  /**
+   * Whether a caller may make a request: a cluster admin (`system:masters`) anything; otherwise,
+   * with the `rbac` authorizer, what the rules of the RBAC objects bound to them allow; with
+   * `grants`, the service account what it was granted, anyone else nothing.
+   */
+  function allowed (who: Caller, request: ResourceAttributes): boolean {
     if (who.groups.includes('system:masters')) return true
-    if (who !== serviceAccount) return false
-    return grants.has(`${verb} ${resource} *`) || (namespace !== '' && grants.has(`${verb} ${resource} ${namespace}`))
+    return rulesOf(who, request.namespace).some((rule) => ruleAllows(rule, request))
+  }
+
+  /** The rules that apply to a caller in a namespace (empty: cluster-wide ones only). */
+  function rulesOf (who: Caller, namespace: string): PolicyRule[] {
+    if (rbacMode) return rulesFor(rbacObjects, who, namespace)
+    if (who !== serviceAccount) return []
+    // Each grant `verb resource scope` is a one-verb rule, cluster-wide (`*`) or in one namespace.
+    return [...grants].map((grant) => grant.split(' ') as [FakeVerb, FakeResource, string])
+      .filter(([, , scope]) => scope === '*' || (namespace !== '' && scope === namespace))
+      .map(([verb, resource]) => ({ verbs: [verb], apiGroups: [groupOfResource(resource)], resources: [resource] }))
   }
 
   /** The 403 of apiserver pkg/endpoints/handlers/responsewriters/errors.go (ForbiddenStatusError, apimachinery NewForbidden). */
   function forbidden (res: ServerResponse, who: Caller, verb: FakeVerb, resource: FakeResource, namespace: string, name: string | undefined): void {
-    const group = resource === 'tokenreviews' ? AUTHENTICATION_GROUP : resource === 'namespaces' ? '' : RBAC_GROUP
+    const group = groupOfResource(resource)
     const where = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`
-    const qualified = group === '' ? resource : `${resource}.${group}`
-    const message = `${qualified}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${who.username}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`
+    const message = `${qualifiedResource(resource, group)}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${who.username}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`
     status(res, 403, 'Forbidden', message, { ...(name === undefined ? {} : { name }), group, kind: resource })
+  }
+
+  function objectNotFound (res: ServerResponse, kind: Kind, name: string): void {
+    const { group } = KINDS[kind]
+    status(res, 404, 'NotFound', `${qualifiedResource(kind, group)} "${name}" not found`, { name, group, kind })
+  }
+
+  /**
+   * The escalation check of RBAC writes (kubernetes pkg/registry/rbac/{role,clusterrole,rolebinding,clusterrolebinding}/policybased):
+   * unless the caller is in `system:masters`, a Role or ClusterRole may only grant what its writer
+   * holds in that namespace (or cluster-wide), unless they may `escalate` it; a binding may only
+   * refer to a role whose every permission its writer holds, unless they may `bind` it (a role
+   * that does not exist is a 404). Returns the refusal written, or false when the write may go on.
+   */
+  function refusedEscalation (res: ServerResponse, who: Caller, kind: Kind, namespace: string, urlName: string | undefined, object: StoredObject): boolean {
+    if (who.groups.includes('system:masters') || !(isRoleKind(kind) || isBindingKind(kind))) return false
+    const objectName = object.metadata?.name ?? ''
+    let wanted: readonly PolicyRule[]
+    if (isRoleKind(kind)) {
+      if (allowed(who, { verb: 'escalate', apiGroup: RBAC_GROUP, resource: kind, name: urlName ?? '', namespace })) return false
+      wanted = (object as RoleJson).rules ?? []
+    } else {
+      const ref = (object as RoleBindingJson).roleRef ?? {}
+      const apiGroup = ref.apiGroup === undefined || ref.apiGroup === '' ? RBAC_GROUP : ref.apiGroup
+      const roleResource = ref.kind === 'ClusterRole' ? 'clusterroles' : ref.kind === 'Role' ? 'roles' : undefined
+      if (roleResource === undefined) {
+        status(res, 500, 'InternalError', `Internal error occurred: unsupported role reference kind: ${JSON.stringify(ref.kind ?? '')}`)
+        return true
+      }
+      if (allowed(who, { verb: 'bind', apiGroup, resource: roleResource, name: ref.name ?? '', namespace })) return false
+      const rules = roleRefRules(rbacObjects, { ...ref, apiGroup }, namespace)
+      if (rules === undefined) { objectNotFound(res, roleResource, ref.name ?? ''); return true }
+      wanted = rules
+    }
+    const missing = uncovered(rulesOf(who, namespace), wanted)
+    if (missing.length === 0) return false
+    calls.forbidden++
+    status(res, 403, 'Forbidden', `${qualifiedResource(kind, RBAC_GROUP)} "${objectName}" is forbidden: ${escalationReason(who, missing)}`, { name: objectName, group: RBAC_GROUP, kind })
+    return true
   }
 
   function injectedStatus (res: ServerResponse, code: number, verb: FakeVerb, endpoint: FakeResource, namespace: string, name: string | undefined): void {
@@ -689,7 +887,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
    */
   function namespaceRequest (req: IncomingMessage, res: ServerResponse, who: Caller, name: string | undefined, isWatch: boolean): void {
     const verb = requestVerb(req.method ?? 'GET', name !== undefined, isWatch)
-    if (!allowed(who, verb, 'namespaces', '')) { calls.forbidden++; forbidden(res, who, verb, 'namespaces', '', name); return }
+    if (!allowed(who, resourceAttributes(verb, 'namespaces', '', name))) { calls.forbidden++; forbidden(res, who, verb, 'namespaces', '', name); return }
     if (req.method !== 'GET' || isWatch) { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
     const object = (ns: string): Record<string, unknown> => ({
       metadata: { name: ns, uid: namespaceUids.get(ns), resourceVersion: '1', creationTimestamp: STARTED, labels: { 'kubernetes.io/metadata.name': ns } },
@@ -717,14 +915,18 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
 
   /** The discovery documents kubectl reads before it touches a resource. */
   function discovery (path: string, res: ServerResponse): boolean {
+    const stored = (group: string): Array<Record<string, unknown>> => KIND_LIST.filter((name) => KINDS[name].group === group)
+      .map((name) => ({ name, singularName: KINDS[name].singular, namespaced: KINDS[name].namespaced, kind: KINDS[name].kind, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storageVersionHash: 'fake' }))
     const resources = (group: string): Array<Record<string, unknown>> => group === RBAC_GROUP
-      ? (['rolebindings', 'roles'] as Kind[]).map((name) => ({ name, singularName: KIND_NAMES[name].singular, namespaced: true, kind: KIND_NAMES[name].kind, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storageVersionHash: 'fake' }))
-      : [{ name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] }]
+      ? stored(group)
+      : group === AUTHORIZATION_GROUP
+        ? [{ name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] }]
+        : [{ name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] }]
     const groups = DISCOVERY_GROUPS
     let document: Record<string, unknown> | undefined
     if (path === '/version') document = { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' }
     else if (path === '/api') document = { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] }
-    else if (path === '/api/v1') document = { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] }] }
+    else if (path === '/api/v1') document = { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] }, ...stored('')] }
     else if (path === '/apis') {
       document = {
         kind: 'APIGroupList',
@@ -794,7 +996,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       // storage.PrepareContinueToken: no count under a selector, as etcd's count includes what it filters out.
       if (selector.empty) metadata.remainingItemCount = inRange.length - page.length
     }
-    sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata, items: page })
+    sendJson(res, 200, { kind: KINDS[kind].list, apiVersion: apiVersionOf(kind), metadata, items: page })
   }
 
   /** The objects of one kind and namespace at version `rv` (since the last compaction), in key order. */
@@ -806,12 +1008,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       state = new Map(baseline[kind])
       for (const event of history) {
         if (event.kind !== kind || event.rv > rv) continue
-        const key = `${event.object.metadata.namespace}/${event.object.metadata.name}`
+        const key = `${namespaceOf(event.object)}/${event.object.metadata.name}`
         if (event.type === 'DELETED') state.delete(key)
         else state.set(key, event.object)
       }
     }
-    return [...state.values()].filter((object) => object.metadata.namespace === namespace).sort((a, b) => byteOrder(a.metadata.name, b.metadata.name))
+    return [...state.values()].filter((object) => namespaceOf(object) === namespace).sort((a, b) => byteOrder(a.metadata.name, b.metadata.name))
   }
 
   /** Resolves true once the store reaches `rv`, false after `ms`. */
@@ -864,6 +1066,51 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     }
     if (verdict.kind === 'rejected') { answer({ user: {}, error: verdict.error }); return }
     answer(authenticated(verdict.identity, verdict.audiences, verdict.jti))
+  }
+
+  /**
+   * `POST selfsubjectaccessreviews` (what `kubectl auth can-i` asks): whether the caller may make
+   * the request described by `spec.resourceAttributes`, decided as their requests are. Every
+   * authenticated user may ask (the bootstrap ClusterRole `system:basic-user`); anonymous
+   * callers get a 403. Non-resource URLs are answered for the paths the double serves
+   * (discovery for authenticated users, `/version` for anyone) and `get` only.
+   */
+  function selfSubjectAccessReview (req: IncomingMessage, res: ServerResponse, who: Caller, raw: Buffer): void {
+    if (!who.groups.includes('system:authenticated')) {
+      calls.forbidden++
+      status(res, 403, 'Forbidden', `selfsubjectaccessreviews.${AUTHORIZATION_GROUP} is forbidden: User "${who.username}" cannot create resource "selfsubjectaccessreviews" in API group "${AUTHORIZATION_GROUP}" at the cluster scope`, { group: AUTHORIZATION_GROUP, kind: 'selfsubjectaccessreviews' })
+      return
+    }
+    if (req.method !== 'POST') { status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'); return }
+    // kubectl sends this one as protobuf; anything else must be JSON.
+    const protobuf = (req.headers['content-type'] ?? '').split(';')[0]!.trim() === 'application/vnd.kubernetes.protobuf'
+    if (!protobuf && !isJsonBody(req.headers['content-type'])) { unsupportedMediaType(res); return }
+    const review = protobuf ? decodeAccessReviewProtobuf(raw) : decodeTyped(raw.toString('utf8'), 'SelfSubjectAccessReview', `${AUTHORIZATION_GROUP}/v1`, [`${AUTHORIZATION_GROUP}/v1beta1`])
+    if (typeof review === 'string') { status(res, 400, 'BadRequest', review); return }
+    const spec = isPlainObject(review.spec) ? review.spec : {}
+    const text = (value: unknown): string => typeof value === 'string' ? value : ''
+    const resource = isPlainObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined
+    const nonResource = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined
+    if ((resource === undefined) === (nonResource === undefined)) {
+      const errors = [requiredField('spec.resourceAttributes', 'exactly one of nonResourceAttributes or resourceAttributes must be specified')]
+      status(res, 422, 'Invalid', invalidMessage(`SelfSubjectAccessReview.${AUTHORIZATION_GROUP}`, '', errors), { group: AUTHORIZATION_GROUP, kind: 'SelfSubjectAccessReview', causes: errors.map(fieldCause) })
+      return
+    }
+    let allowedNow: boolean
+    if (resource !== undefined) {
+      allowedNow = who.groups.includes('system:masters') || rulesOf(who, text(resource.namespace)).some((rule) => ruleAllows(rule, {
+        verb: text(resource.verb),
+        apiGroup: text(resource.group),
+        resource: text(resource.resource),
+        subresource: text(resource.subresource),
+        name: text(resource.name),
+        namespace: text(resource.namespace)
+      }))
+    } else {
+      const path = text(nonResource?.path)
+      allowedNow = who.groups.includes('system:masters') || (text(nonResource?.verb) === 'get' && isDiscoveryPath(path))
+    }
+    sendJson(res, 201, { kind: 'SelfSubjectAccessReview', apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata: { creationTimestamp: null }, spec, status: { allowed: allowedNow } })
   }
 
   function unsupportedMediaType (res: ServerResponse): void {
@@ -936,7 +1183,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (typeof from === 'string') {
       // storage.InvalidError through storage/errors InterpretWatchError: 422 on the watched resource.
       const errors = [invalidField('resourceVersion', JSON.stringify(rvParam), from)]
-      status(res, 422, 'Invalid', invalidMessage(`${kind}.${RBAC_GROUP}`, '', errors), { name: '', group: RBAC_GROUP, kind, causes: errors.map(fieldCause) })
+      status(res, 422, 'Invalid', invalidMessage(qualifiedResource(kind, KINDS[kind].group), '', errors), { name: '', group: KINDS[kind].group, kind, causes: errors.map(fieldCause) })
       return
     }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })
@@ -954,7 +1201,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       watcher.rv = resourceVersion
     } else {
       for (const event of history) {
-        if (event.kind === kind && event.rv > from && event.object.metadata.namespace === namespace) send(watcher, event)
+        if (event.kind === kind && event.rv > from && namespaceOf(event.object) === namespace) send(watcher, event)
       }
     }
     const timeoutMs = (timeoutSeconds > 0 ? timeoutSeconds : minRequestTimeoutSeconds * (1 + Math.random())) * 1000
@@ -1002,8 +1249,8 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (resourceVersion <= watcher.rv) resourceVersion = watcher.rv + 1
     watcher.rv = resourceVersion
     const metadata = { resourceVersion: String(resourceVersion), creationTimestamp: null }
-    const empty = watcher.kind === 'rolebindings' ? { roleRef: { apiGroup: '', kind: '', name: '' } } : {}
-    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: KIND_NAMES[watcher.kind].kind, apiVersion: `${RBAC_GROUP}/v1`, metadata, ...empty } })}\n`)
+    const empty = isBindingKind(watcher.kind) ? { roleRef: { apiGroup: '', kind: '', name: '' } } : {}
+    watcher.res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: KINDS[watcher.kind].kind, apiVersion: apiVersionOf(watcher.kind), metadata, ...empty } })}\n`)
   }
 
   function errorLine (code: number, reason: string, message: string): string {
@@ -1011,7 +1258,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   }
 
   function withTypeMeta (kind: Kind, object: StoredObject): Record<string, unknown> {
-    return { apiVersion: `${RBAC_GROUP}/v1`, kind: KIND_NAMES[kind].kind, ...object }
+    return { apiVersion: apiVersionOf(kind), kind: KINDS[kind].kind, ...object }
   }
 
   function eventLine (event: WatchEvent): string {
@@ -1022,20 +1269,23 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const event: WatchEvent = { kind, type, object: structuredClone(object), prev: prev === undefined ? undefined : structuredClone(prev), rv: resourceVersion }
     history.push(event)
     for (const watcher of watchers) {
-      if (watcher.kind === kind && watcher.namespace === object.metadata.namespace) send(watcher, event)
+      if (watcher.kind === kind && watcher.namespace === namespaceOf(object)) send(watcher, event)
     }
   }
 
   /** Stores an object as `kubectl apply` would leave it (a create, or an update of what exists), with a realistic size. */
-  function put<T extends StoredObject> (kind: Kind, object: T): T {
-    const existing = stores[kind].get(`${object.metadata.namespace}/${object.metadata.name}`) as T | undefined
+  function put<T extends StoredObject> (kind: Kind, given: T): T {
+    // A cluster-scoped object has no namespace, whatever it was given (as the API server clears it).
+    const object = KINDS[kind].namespaced ? given : { ...given, metadata: { ...given.metadata, namespace: undefined } }
+    if (!KINDS[kind].namespaced) delete object.metadata.namespace
+    const existing = stores[kind].get(`${namespaceOf(object)}/${object.metadata.name}`) as T | undefined
     const admitted = admit(kind, object, existing)
-    addNamespace(admitted.metadata.namespace)
+    if (KINDS[kind].namespaced) addNamespace(namespaceOf(admitted))
     return write(kind, {
       ...admitted,
       metadata: {
         labels: { 'app.kubernetes.io/part-of': 'feast' },
-        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ ...object, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } }) },
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ ...object, metadata: { name: object.metadata.name, ...(KINDS[kind].namespaced ? { namespace: object.metadata.namespace } : {}) } }) },
         ...admitted.metadata
       }
     }, existing, 'kubectl-client-side-apply')
@@ -1050,7 +1300,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (existing !== undefined && sameContent(existing, object)) return structuredClone(existing)
     resourceVersion++
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') // RFC 3339 in whole seconds, as the API server writes it
-    const fields = kind === 'rolebindings' ? { 'f:roleRef': {}, 'f:subjects': {} } : { 'f:rules': {} }
+    const fields = Object.fromEntries(KINDS[kind].fields.map((field) => [`f:${field}`, {}]))
     const stored = structuredClone({
       ...object,
       metadata: {
@@ -1058,12 +1308,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
         resourceVersion: String(resourceVersion),
         uid: existing?.metadata.uid ?? randomUUID(),
         creationTimestamp: existing?.metadata.creationTimestamp ?? now,
-        managedFields: [{ manager, operation: 'Update', apiVersion: `${RBAC_GROUP}/v1`, time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {} } }, ...fields } }]
+        managedFields: [{ manager, operation: 'Update', apiVersion: apiVersionOf(kind), time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {} } }, ...fields } }]
       }
     })
     delete stored.apiVersion
     delete stored.kind
-    stores[kind].set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored)
+    stores[kind].set(`${namespaceOf(stored)}/${stored.metadata.name}`, stored)
     record(kind, existing === undefined ? 'ADDED' : 'MODIFIED', stored, existing)
     return structuredClone(stored)
   }
@@ -1088,6 +1338,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   function writeRequest (
     req: IncomingMessage,
     res: ServerResponse,
+    who: Caller,
     kind: Kind,
     namespace: string,
     name: string | undefined,
@@ -1097,17 +1348,18 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const method = req.method ?? 'GET'
     const manager = params.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!
     const existing = name === undefined ? undefined : stores[kind].get(`${namespace}/${name}`)
-    const notFound = (): void => { status(res, 404, 'NotFound', `${kind}.${RBAC_GROUP} "${name ?? ''}" not found`, { name: name ?? '', group: RBAC_GROUP, kind }) }
+    const notFound = (): void => { objectNotFound(res, kind, name ?? '') }
+    const { group } = KINDS[kind]
     try {
       if (method === 'DELETE') {
         if (name === undefined) {
           const deleted = stateAt(kind, namespace, resourceVersion).map((object) => remove(kind, namespace, object.metadata.name)!)
-          sendJson(res, 200, { kind: KIND_NAMES[kind].list, apiVersion: `${RBAC_GROUP}/v1`, metadata: { resourceVersion: String(resourceVersion) }, items: deleted })
+          sendJson(res, 200, { kind: KINDS[kind].list, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(resourceVersion) }, items: deleted })
           return
         }
         const deleted = remove(kind, namespace, name)
         if (deleted === undefined) { notFound(); return }
-        sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: RBAC_GROUP, kind, uid: deleted.metadata.uid } })
+        sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group, kind, uid: deleted.metadata.uid } })
         return
       }
       let object: StoredObject
@@ -1125,18 +1377,22 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
         warnings = decoded.unknownFields.map((field: string) => `299 - "unknown field \\"${field}\\""`)
       }
       object.metadata ??= { name: '', namespace: '' }
-      if ((object.metadata.namespace ?? '') === '') object.metadata.namespace = namespace
-      if (object.metadata.namespace !== namespace) { status(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'); return }
+      // rest.EnsureObjectNamespaceMatchesRequestNamespace: a cluster-scoped object's namespace is cleared.
+      if (!KINDS[kind].namespaced) delete object.metadata.namespace
+      else if ((object.metadata.namespace ?? '') === '') object.metadata.namespace = namespace
+      if (namespaceOf(object) !== namespace) { status(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'); return }
       const headers = warnings.length === 0 ? {} : { warning: warnings.join(', ') }
       if (method === 'POST') {
         // NamespaceLifecycle admission, before validation: nothing is created in a namespace that does not exist.
-        if (!namespaces.has(namespace)) { namespaceNotFound(res, namespace); return }
+        if (KINDS[kind].namespaced && !namespaces.has(namespace)) { namespaceNotFound(res, namespace); return }
         const generateName = (object.metadata as { generateName?: unknown }).generateName
         if ((object.metadata.name ?? '') === '' && typeof generateName === 'string' && generateName !== '') object.metadata.name = `${generateName}${randomBytes(3).toString('hex').slice(0, 5)}`
         if ((object.metadata.resourceVersion ?? '') !== '') { status(res, 400, 'BadRequest', 'resourceVersion should not be set on objects to be created'); return }
+        // The RBAC registries check escalation before they validate: a refused writer learns nothing of validity.
+        if (refusedEscalation(res, who, kind, namespace, undefined, object)) return
         const admitted = admit(kind, object, undefined)
         if (stores[kind].has(`${namespace}/${admitted.metadata.name}`)) {
-          status(res, 409, 'AlreadyExists', `${kind}.${RBAC_GROUP} "${admitted.metadata.name}" already exists`, { name: admitted.metadata.name, group: RBAC_GROUP, kind })
+          status(res, 409, 'AlreadyExists', `${qualifiedResource(kind, group)} "${admitted.metadata.name}" already exists`, { name: admitted.metadata.name, group, kind })
           return
         }
         sendJson(res, 201, withTypeMeta(kind, write(kind, admitted, undefined, manager)), headers)
@@ -1147,9 +1403,10 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       if (existing === undefined) { notFound(); return }
       const precondition = object.metadata.resourceVersion ?? ''
       if (precondition !== '' && precondition !== existing.metadata.resourceVersion) {
-        status(res, 409, 'Conflict', `Operation cannot be fulfilled on ${kind}.${RBAC_GROUP} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: RBAC_GROUP, kind })
+        status(res, 409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(kind, group)} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group, kind })
         return
       }
+      if (refusedEscalation(res, who, kind, namespace, name, object)) return
       const admitted = admit(kind, object, existing)
       sendJson(res, 200, withTypeMeta(kind, write(kind, admitted, existing, manager)), headers)
     } catch (error) {
@@ -1215,13 +1472,18 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     deleteRoleBinding: (namespace, name) => { remove('rolebindings', namespace, name) },
     putRole: (role) => put('roles', role),
     deleteRole: (namespace, name) => { remove('roles', namespace, name) },
+    putClusterRole: (role) => put('clusterroles', role),
+    deleteClusterRole: (name) => { remove('clusterroles', '', name) },
+    putClusterRoleBinding: (binding) => put('clusterrolebindings', binding),
+    deleteClusterRoleBinding: (name) => { remove('clusterrolebindings', '', name) },
     bookmark () {
       for (const watcher of watchers) if (watcher.bookmarks) sendBookmark(watcher)
     },
     compact () {
       compactedBefore = resourceVersion + 1
       history = []
-      baseline = { rolebindings: new Map(stores.rolebindings), roles: new Map(stores.roles) }
+      baseline = emptyStores()
+      for (const kind of KIND_LIST) baseline[kind] = new Map(stores[kind])
       resourceVersion++
       // An etcd watch that falls behind a compaction ends with this ERROR (apiserver storage/etcd3/errors.go).
       for (const watcher of [...watchers]) {
@@ -1238,11 +1500,15 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       }
     },
     revoke (verb, resource, namespace) {
+      if (rbacMode) throw new Error('revoke: with the rbac authorizer, permissions come from RBAC objects: change or delete those')
       for (const grant of [...grants]) {
         if (grant.startsWith(`${verb} ${resource} `) && (namespace === undefined || grant === `${verb} ${resource} ${namespace}`)) grants.delete(grant)
       }
     },
-    grant (verb, resource, namespace) { grants.add(`${verb} ${resource} ${namespace ?? '*'}`) },
+    grant (verb, resource, namespace) {
+      if (rbacMode) throw new Error('grant: with the rbac authorizer, permissions come from RBAC objects: put a Role and a binding')
+      grants.add(`${verb} ${resource} ${namespace ?? '*'}`)
+    },
     setFault (endpoint, fault) {
       if (fault === undefined) faults.delete(endpoint)
       else faults.set(endpoint, fault)
@@ -1252,8 +1518,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     listQueries: (kind) => listQueries[kind],
     resetCalls () {
       for (const key of Object.keys(calls) as Array<keyof FakeKubeApiCalls>) calls[key] = 0
-      listQueries.rolebindings = []
-      listQueries.roles = []
+      listQueries = emptyQueries()
     },
     stop,
     start: async () => { if (!server.listening) await listen(port) },
@@ -1279,9 +1544,9 @@ function invalid (kind: Kind, name: string, errors: readonly FieldError[]): Fake
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: invalidMessage(`${KIND_NAMES[kind].kind}.${RBAC_GROUP}`, name, errors),
+    message: invalidMessage(qualifiedResource(KINDS[kind].kind, KINDS[kind].group), name, errors),
     reason: 'Invalid',
-    details: { name, group: RBAC_GROUP, kind: KIND_NAMES[kind].kind, causes: errors.map(fieldCause) },
+    details: { name, group: KINDS[kind].group, kind: KINDS[kind].kind, causes: errors.map(fieldCause) },
     code: 422
   })
 }
@@ -1298,7 +1563,7 @@ function admit<T extends StoredObject> (kind: Kind, object: T, existing: T | und
   const name = typeof admitted.metadata?.name === 'string' ? admitted.metadata.name : ''
   if (name === '') errors.push(requiredField('metadata.name', 'name or generateName is required'))
   else for (const message of pathSegmentNameErrors(name)) errors.push(invalidField('metadata.name', JSON.stringify(name), message))
-  if (kind === 'rolebindings') {
+  if (isBindingKind(kind)) {
     const binding = admitted as unknown as RoleBindingJson
     const ref = (binding.roleRef ?? {}) as Partial<RoleBindingJson['roleRef']>
     if (ref.apiGroup === undefined || ref.apiGroup === '') ref.apiGroup = RBAC_GROUP
@@ -1307,23 +1572,27 @@ function admit<T extends StoredObject> (kind: Kind, object: T, existing: T | und
       if ((subject.apiGroup === undefined || subject.apiGroup === '') && (subject.kind === 'User' || subject.kind === 'Group')) (subject as { apiGroup?: string }).apiGroup = RBAC_GROUP
     }
     if (ref.apiGroup !== RBAC_GROUP) errors.push(notSupportedField('roleRef.apiGroup', ref.apiGroup, [RBAC_GROUP]))
-    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') errors.push(notSupportedField('roleRef.kind', String(ref.kind ?? ''), ['Role', 'ClusterRole']))
+    const refKinds = kind === 'rolebindings' ? ['Role', 'ClusterRole'] : ['ClusterRole']
+    if (!refKinds.includes(String(ref.kind))) errors.push(notSupportedField('roleRef.kind', String(ref.kind ?? ''), refKinds))
     if (typeof ref.name !== 'string' || ref.name === '') errors.push(requiredField('roleRef.name'))
     else for (const message of pathSegmentNameErrors(ref.name)) errors.push(invalidField('roleRef.name', JSON.stringify(ref.name), message))
-    for (const [i, subject] of (binding.subjects ?? []).entries()) errors.push(...subjectErrors(subject, `subjects[${i}]`))
+    for (const [i, subject] of (binding.subjects ?? []).entries()) errors.push(...subjectErrors(subject, `subjects[${i}]`, kind === 'rolebindings'))
     const before = (existing as RoleBindingJson | undefined)?.roleRef
     if (before !== undefined && (before.apiGroup !== ref.apiGroup || before.kind !== ref.kind || before.name !== ref.name)) {
       errors.push(invalidField('roleRef', `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup)}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`, 'cannot change roleRef'))
     }
-  } else {
-    for (const [i, rule] of ((admitted as RoleJson).rules ?? []).entries()) errors.push(...policyRuleErrors(rule, `rules[${i}]`))
+  } else if (isRoleKind(kind)) {
+    for (const [i, rule] of ((admitted as RoleJson).rules ?? []).entries()) errors.push(...policyRuleErrors(rule, `rules[${i}]`, kind === 'roles'))
+  } else if (name !== '') {
+    // ValidateServiceAccountName: a DNS subdomain.
+    for (const message of dns1123SubdomainErrors(name)) errors.push(invalidField('metadata.name', JSON.stringify(name), message))
   }
   if (errors.length > 0) throw invalid(kind, name, errors)
   return admitted
 }
 
-/** ValidateRoleBindingSubject (isNamespaced: a RoleBinding's ServiceAccount may leave out its namespace). */
-function subjectErrors (subject: RoleBindingSubject, path: string): FieldError[] {
+/** ValidateRoleBindingSubject: a RoleBinding's (`namespaced`) ServiceAccount may leave out its namespace, a ClusterRoleBinding's may not. */
+function subjectErrors (subject: RoleBindingSubject, path: string, namespaced: boolean): FieldError[] {
   const errors: FieldError[] = []
   if (typeof subject.name !== 'string' || subject.name === '') errors.push(requiredField(`${path}.name`))
   const apiGroup = subject.apiGroup ?? ''
@@ -1331,6 +1600,7 @@ function subjectErrors (subject: RoleBindingSubject, path: string): FieldError[]
     case 'ServiceAccount':
       if (typeof subject.name === 'string' && subject.name !== '') for (const message of dns1123SubdomainErrors(subject.name)) errors.push(invalidField(`${path}.name`, JSON.stringify(subject.name), message))
       if (apiGroup !== '') errors.push(notSupportedField(`${path}.apiGroup`, apiGroup, ['']))
+      if (!namespaced && (subject.namespace ?? '') === '') errors.push(requiredField(`${path}.namespace`))
       break
     case 'User':
     case 'Group':
@@ -1342,14 +1612,14 @@ function subjectErrors (subject: RoleBindingSubject, path: string): FieldError[]
   return errors
 }
 
-/** ValidatePolicyRule of a namespaced Role. */
-function policyRuleErrors (rule: PolicyRuleJson, path: string): FieldError[] {
+/** ValidatePolicyRule: only a ClusterRole's rules (not `namespaced`) may name non-resource URLs. */
+function policyRuleErrors (rule: PolicyRuleJson, path: string, namespaced: boolean): FieldError[] {
   const errors: FieldError[] = []
   const empty = (list: unknown): boolean => !Array.isArray(list) || list.length === 0
   if (empty(rule.verbs)) errors.push(requiredField(`${path}.verbs`, 'verbs must contain at least one value'))
   if (!empty(rule.nonResourceURLs)) {
     const urls = `[]string{${(rule.nonResourceURLs ?? []).map((url) => JSON.stringify(url)).join(', ')}}`
-    errors.push(invalidField(`${path}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'))
+    if (namespaced) errors.push(invalidField(`${path}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'))
     if (!empty(rule.apiGroups) || !empty(rule.resources) || !empty(rule.resourceNames)) {
       errors.push(invalidField(`${path}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'))
     }
@@ -1386,7 +1656,8 @@ function sameContent (a: StoredObject, b: StoredObject): boolean {
     annotations: object.metadata.annotations ?? {},
     roleRef: (object as RoleBindingJson).roleRef,
     subjects: (object as RoleBindingJson).subjects ?? [],
-    rules: (object as RoleJson).rules ?? []
+    rules: (object as RoleJson).rules ?? [],
+    serviceAccount: ['automountServiceAccountToken', 'secrets', 'imagePullSecrets'].map((field) => (object as unknown as Record<string, unknown>)[field])
   })
   return content(a) === content(b)
 }
@@ -1448,18 +1719,24 @@ function cannotUnmarshal (kind: string, field: string, value: unknown, type: str
  * default), refused.
  */
 function decodeObject (kind: Kind, body: string, fieldValidation: string): { object: StoredObject, unknownFields: string[] } | string {
-  const kindName = KIND_NAMES[kind].kind
-  const decoded = decodeTyped(body, kindName, `${RBAC_GROUP}/v1`, [`${RBAC_GROUP}/v1beta1`, `${RBAC_GROUP}/v1alpha1`])
+  const kindName = KINDS[kind].kind
+  const olderVersions = KINDS[kind].group === RBAC_GROUP ? [`${RBAC_GROUP}/v1beta1`, `${RBAC_GROUP}/v1alpha1`] : []
+  const decoded = decodeTyped(body, kindName, apiVersionOf(kind), olderVersions)
   if (typeof decoded === 'string') return decoded
   const objectFields = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value))
   const listOfObjects = (value: unknown): boolean => value === undefined || value === null || (Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item)))
   if (!objectFields(decoded.metadata)) return cannotUnmarshal(kindName, `${kindName}.metadata`, decoded.metadata, 'v1.ObjectMeta')
-  const known = ['apiVersion', 'kind', 'metadata', ...(kind === 'rolebindings' ? ['roleRef', 'subjects'] : ['rules'])]
-  if (kind === 'rolebindings') {
+  const known = ['apiVersion', 'kind', 'metadata', ...KINDS[kind].fields]
+  if (isBindingKind(kind)) {
     if (!objectFields(decoded.roleRef)) return cannotUnmarshal(kindName, `${kindName}.roleRef`, decoded.roleRef, 'v1.RoleRef')
     if (!listOfObjects(decoded.subjects)) return cannotUnmarshal(kindName, `${kindName}.subjects`, decoded.subjects, '[]v1.Subject')
-  } else if (!listOfObjects(decoded.rules)) {
-    return cannotUnmarshal(kindName, `${kindName}.rules`, decoded.rules, '[]v1.PolicyRule')
+  } else if (isRoleKind(kind)) {
+    if (!listOfObjects(decoded.rules)) return cannotUnmarshal(kindName, `${kindName}.rules`, decoded.rules, '[]v1.PolicyRule')
+  } else {
+    const automount = decoded.automountServiceAccountToken
+    if (automount !== undefined && automount !== null && typeof automount !== 'boolean') return cannotUnmarshal(kindName, `${kindName}.automountServiceAccountToken`, automount, 'bool')
+    if (!listOfObjects(decoded.secrets)) return cannotUnmarshal(kindName, `${kindName}.secrets`, decoded.secrets, '[]v1.ObjectReference')
+    if (!listOfObjects(decoded.imagePullSecrets)) return cannotUnmarshal(kindName, `${kindName}.imagePullSecrets`, decoded.imagePullSecrets, '[]v1.LocalObjectReference')
   }
   const unknownFields = Object.keys(decoded).filter((field) => !known.includes(field))
   if (unknownFields.length > 0 && fieldValidation === 'Strict') {
@@ -1585,6 +1862,63 @@ function jsonPatch (document: unknown, patch: unknown): unknown {
     }
   }
   return doc
+}
+
+/**
+ * The protobuf fields of a message that are length-delimited (strings, bytes, messages), by
+ * field number; other wire types are skipped. Undefined when the bytes are not protobuf.
+ */
+function protobufFields (bytes: Buffer): Map<number, Buffer[]> | undefined {
+  const fields = new Map<number, Buffer[]>()
+  let at = 0
+  const varint = (): number | undefined => {
+    let value = 0
+    for (let shift = 0; at < bytes.length && shift < 64; shift += 7) {
+      const byte = bytes[at++]!
+      value += (byte & 0x7f) * 2 ** shift
+      if (byte < 0x80) return value
+    }
+    return undefined
+  }
+  while (at < bytes.length) {
+    const key = varint()
+    if (key === undefined) return undefined
+    const wireType = key % 8
+    if (wireType === 0) { if (varint() === undefined) return undefined } else if (wireType === 1) at += 8
+    else if (wireType === 5) at += 4
+    else if (wireType === 2) {
+      const length = varint()
+      if (length === undefined || at + length > bytes.length) return undefined
+      const field = Math.floor(key / 8)
+      fields.set(field, [...(fields.get(field) ?? []), bytes.subarray(at, at + length)])
+      at += length
+    } else return undefined
+  }
+  return at === bytes.length ? fields : undefined
+}
+
+/**
+ * A SelfSubjectAccessReview sent as protobuf (k8s.io/api authorization/v1 generated.proto): the
+ * `k8s\0` envelope (runtime.Unknown: typeMeta 1, raw 2), the review (spec 2), its spec
+ * (resourceAttributes 1, nonResourceAttributes 2) and their string fields, as the JSON form.
+ */
+function decodeAccessReviewProtobuf (raw: Buffer): Record<string, unknown> | string {
+  const failure = 'the object provided is unrecognized (must be of type SelfSubjectAccessReview): not a protobuf SelfSubjectAccessReview'
+  if (raw.subarray(0, 4).toString('latin1') !== 'k8s\u0000') return failure
+  const envelope = protobufFields(raw.subarray(4))
+  const review = protobufFields(envelope?.get(2)?.[0] ?? Buffer.alloc(0))
+  const spec = protobufFields(review?.get(2)?.[0] ?? Buffer.alloc(0))
+  if (envelope === undefined || review === undefined || spec === undefined) return failure
+  const strings = (message: Buffer | undefined, names: readonly string[]): Record<string, string> | undefined => {
+    if (message === undefined) return undefined
+    const fields = protobufFields(message) ?? new Map<number, Buffer[]>()
+    return Object.fromEntries(names.flatMap((name, i) => fields.has(i + 1) ? [[name, fields.get(i + 1)![0]!.toString('utf8')]] : []))
+  }
+  const resourceAttributes = strings(spec.get(1)?.[0], ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'])
+  const nonResourceAttributes = strings(spec.get(2)?.[0], ['path', 'verb'])
+  return {
+    spec: { ...(resourceAttributes === undefined ? {} : { resourceAttributes }), ...(nonResourceAttributes === undefined ? {} : { nonResourceAttributes }) }
+  }
 }
 
 function decodeTokenReview (body: string): { token: string, audiences: string[] } | string {
@@ -1733,7 +2067,7 @@ function parseSelectors (params: URLSearchParams, name: string | undefined): Sel
     const [, field, operator, value] = found as unknown as [string, string, string, string]
     if (field !== 'metadata.name' && field !== 'metadata.namespace') return `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`
     if (field === 'metadata.name' && operator !== '!=') selectedName = value
-    const read = (object: StoredObject): string => field === 'metadata.name' ? object.metadata.name : object.metadata.namespace
+    const read = (object: StoredObject): string => field === 'metadata.name' ? object.metadata.name : namespaceOf(object)
     tests.push(operator === '!=' ? (object) => read(object) !== value : (object) => read(object) === value)
   }
   if (name !== undefined) {
@@ -1813,10 +2147,10 @@ function sendJson (res: ServerResponse, code: number, body: unknown, headers: Re
   res.end(text)
 }
 
-async function readBody (req: IncomingMessage): Promise<string> {
+async function readBody (req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 async function delay (ms: number): Promise<void> {

@@ -1,11 +1,12 @@
+import { execFile, execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SERVICE_ACCOUNT_DIR } from '../../src/managers/kubernetes/cluster-connection.ts'
+import { detectClusterConnection, SERVICE_ACCOUNT_DIR, type ClusterConnection } from '../../src/managers/kubernetes/cluster-connection.ts'
 import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
 import { createKubernetesManager, type KubernetesManagerOptions } from '../../src/managers/kubernetes/kubernetes-manager.ts'
 import type { AuthManager } from '../../src/managers/types.ts'
-import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from './fake-kube-api.ts'
+import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from './fake-kube-api.ts'
 import type { AuthLogger } from '../../src/base/logging.ts'
 import { captureLogs } from './logs.ts'
 
@@ -54,4 +55,48 @@ export async function startClusterWithAliceReader (): Promise<FakeKubeApi> {
   api.putRole(feastRole('feast', 'reader'))
   api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
   return api
+}
+
+/**
+ * Why the real `kubectl` cannot run here, or undefined when it can: tests that drive it skip
+ * with this reason. CI installs it (.ci/run), so under CI its absence throws instead.
+ */
+export function kubectlMissing (): string | undefined {
+  try {
+    execFileSync('kubectl', ['version', '--client', '--output=json'], { stdio: 'pipe', timeout: 20_000 })
+    return undefined
+  } catch (error) {
+    const missing = `kubectl is not installed (${(error as NodeJS.ErrnoException).code ?? 'failed'}); install the Debian package kubectl to run these tests`
+    if (process.env.CI !== undefined) throw new Error(`CI must run the kubectl tests: ${missing}`)
+    return missing
+  }
+}
+
+export interface KubectlRun { readonly code: number, readonly stdout: string, readonly stderr: string }
+
+/**
+ * The real `kubectl <args>` against the fake API server as the user of `kubeconfig` (default:
+ * the service's own), with a home directory of its own. Resolves with its exit code and output;
+ * never rejects on a failing command. Asynchronous: the fake answers from this process.
+ */
+export async function runKubectl (api: FakeKubeApi, args: readonly string[], kubeconfig = api.kubeconfigPath): Promise<KubectlRun> {
+  return await new Promise((resolve) => {
+    execFile('kubectl', args, { env: { PATH: process.env.PATH, HOME: api.dir, KUBECONFIG: kubeconfig }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+    })
+  })
+}
+
+/**
+ * A pod of the fake cluster running as the service account `namespace/name`: its token (a
+ * service-account JWT the fake API server authenticates as that account, for `audiences` or the
+ * API server's own), its service-account directory, and the in-cluster connection it gives.
+ */
+export function fakePod (api: FakeKubeApi, namespace: string, name: string): { token: string, serviceAccountDir: string, connection: ClusterConnection } {
+  const token = serviceAccountJwt(namespace, name)
+  api.addToken(token, serviceAccountIdentity(namespace, name))
+  const serviceAccountDir = fakePodDir(mkdtempSync(join(api.dir, 'pod-')), namespace, { token, caPem: api.caPem })
+  const connection = detectClusterConnection({ env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: new URL(api.url).port }, serviceAccountDir })
+  if (connection === undefined) throw new Error('the fake pod gives no in-cluster connection')
+  return { token, serviceAccountDir, connection }
 }

@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict'
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { kubernetesRbac } from '../../../src/operator/rbac.ts'
 import { feastRole, jwsToken, roleBinding, serviceAccountIdentity, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 import { eventually } from '../../helpers/eventually.ts'
-import { managerFor } from '../../helpers/kubernetes.ts'
+import { kubectlMissing, managerFor, runKubectl, type KubectlRun } from '../../helpers/kubernetes.ts'
 
-/** kubectl on PATH, or why not. CI installs it (.ci/run), so there the tests always run. */
-function findKubectl (): string | undefined {
-  try {
-    execFileSync('kubectl', ['version', '--client', '--output=json'], { stdio: 'pipe', timeout: 20_000 })
-    return undefined
-  } catch (error) {
-    return `kubectl is not installed (${(error as NodeJS.ErrnoException).code ?? 'failed'}); install the Debian package kubectl to run these tests`
-  }
-}
-const missing = findKubectl()
-if (missing !== undefined && process.env.CI !== undefined) throw new Error(`CI must run the kubectl tests: ${missing}`)
-
-interface Run { code: number, stdout: string, stderr: string }
+const missing = kubectlMissing()
 
 describe('real kubectl against the fake API server', { skip: missing }, () => {
   let api: FakeKubeApi
@@ -35,7 +23,7 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
   after(async () => { await api?.close() })
 
   /** kubectl as a cluster admin (the service account may not write RBAC objects). */
-  async function asAdmin (...args: string[]): Promise<Run> {
+  async function asAdmin (...args: string[]): Promise<KubectlRun> {
     return await kubectlWith(await api.writeKubeconfig({ name: 'admin', token: api.adminToken }), ...args)
   }
 
@@ -49,17 +37,13 @@ describe('real kubectl against the fake API server', { skip: missing }, () => {
     return path
   }
 
-  async function kubectl (...args: string[]): Promise<Run> {
+  async function kubectl (...args: string[]): Promise<KubectlRun> {
     return await kubectlWith(api.kubeconfigPath, ...args)
   }
 
   /** kubectl with another kubeconfig (another user). */
-  async function kubectlWith (kubeconfig: string, ...args: string[]): Promise<Run> {
-    return await new Promise((resolve) => {
-      execFile('kubectl', args, { env: { ...env, KUBECONFIG: kubeconfig }, timeout: 60_000 }, (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
-      })
-    })
+  async function kubectlWith (kubeconfig: string, ...args: string[]): Promise<KubectlRun> {
+    return await runKubectl(api, args, kubeconfig)
   }
 
   test('kubectl get rolebindings lists the bindings of the context namespace', async () => {
