@@ -80,13 +80,13 @@ export function variantsWithOneLess (objects: readonly Manifest[]): Variant[] {
 }
 
 /**
- * A new fake API server (`rbac` authorizer, namespace `feast`) with `objects` applied by
- * `kubectl apply` as a cluster admin; throws with kubectl's output when it fails.
+ * A new fake API server (`rbac` authorizer, namespace `feast`) with `objects` (if any) applied
+ * by `kubectl apply` as a cluster admin; throws with kubectl's output when it fails.
  */
 export async function clusterWith (objects: readonly Manifest[]): Promise<FakeKubeApi> {
   const api = await startFakeKubeApi({ namespace: 'feast', authorizer: 'rbac' })
   try {
-    await applyAsAdmin(api, stringify(objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects }))
+    if (objects.length > 0) await applyAsAdmin(api, stringify({ apiVersion: 'v1', kind: 'List', items: objects }))
     return api
   } catch (error) {
     await api.close()

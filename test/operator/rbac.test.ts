@@ -1,0 +1,180 @@
+/**
+ * The RBAC objects `feast-authz operator render` prints are exactly enough: piped to `kubectl
+ * apply` as docs/operator.md shows, against an API server that authorizes by RBAC, the store's
+ * service account runs the kubernetes manager with the rendered server section; with any one
+ * permission taken away it fails naming what is missing; it holds nothing else; and the
+ * rendered Feast roles can be bound only by whoever holds their marker permission.
+ */
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { stringify } from 'yaml'
+import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
+import { loadAuthConfig } from '../../src/config/auth-config.ts'
+import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { request } from '../helpers/fake-kube-request.ts'
+import { runCli } from '../helpers/cli.ts'
+import { fakePod, kubectlMissing } from '../helpers/kubernetes.ts'
+import {
+  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions, parseManifests, variantsWithOneLess, type Manifest
+} from '../helpers/rbac-manifests.ts'
+
+const RESOURCE = 'fixtures/operator/featurestore-kubernetes.yaml'
+const missing = kubectlMissing()
+
+interface Rendered { readonly text: string, readonly objects: Manifest[], readonly server: KubernetesAuthConfig }
+
+/** `operator render` of a resource: the RBAC part of its readable output (what the docs pipe to kubectl), its objects, the server section. */
+async function render (resource: string, ...flags: string[]): Promise<Rendered> {
+  const [readable, json] = await Promise.all([runCli(['operator', 'render', '--resource', resource, ...flags]), runCli(['operator', 'render', '--resource', resource, '--json', ...flags])])
+  assert.equal(readable.code, 0, readable.stderr)
+  assert.equal(json.code, 0, json.stderr)
+  // sed -n '/# RBAC/,$p'
+  const text = readable.stdout.slice(readable.stdout.indexOf('# RBAC'))
+  const { server } = JSON.parse(json.stdout) as { server: Record<string, unknown> }
+  const { auth } = loadAuthConfig({ yaml: stringify({ project: 'demo', auth: server }), source: 'operator render' })
+  return { text, objects: parseManifests(text, `operator render --resource ${resource}`), server: auth as KubernetesAuthConfig }
+}
+
+/** A client in namespace ml with a token for the store's audience, bound by an admin to the rendered Feast role feast-reader. */
+async function clientOf (api: FakeKubeApi, server: KubernetesAuthConfig): Promise<{ token: string, roles: string[] }> {
+  const token = serviceAccountJwt('ml', 'trainer', { aud: [...(server.audiences ?? [])] })
+  api.addToken(token, serviceAccountIdentity('ml', 'trainer'))
+  await applyAsAdmin(api, JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...roleBinding('feast', 'trainer-reader', 'feast-reader', [{ kind: 'ServiceAccount', name: 'trainer', namespace: 'ml' }]) }))
+  return { token, roles: ['feast-reader'] }
+}
+
+const isFeastRole = (object: Manifest): boolean => object.kind === 'Role' && hasFeastRoleMarker(object.metadata.name, object.rules)
+
+// The CLI itself, as the docs pipe it (no cluster needed): the test names come from its objects.
+const rendered = await render(RESOURCE)
+const [serviceAccount] = boundServiceAccounts(rendered.objects)
+const feastRoles = rendered.objects.filter(isFeastRole)
+// Every variant of the service's own objects; the Feast roles' marker rules are the clients', not the service's.
+const variants = variantsWithOneLess(rendered.objects.filter((object) => !isFeastRole(object))).map((variant) => ({ ...variant, objects: [...variant.objects, ...feastRoles] }))
+
+describe('the RBAC objects of operator render, applied with kubectl to an API server that authorizes by RBAC', { skip: missing }, () => {
+  test('they name the store\'s service account, feast-<name> in its namespace, and its Feast roles', () => {
+    assert.equal(serviceAccount, 'feast/feast-sample-kubernetes-auth')
+    assert.deepEqual(feastRoles.map((role) => role.metadata.name), ['feast-writer', 'feast-reader'])
+  })
+
+  test('piped to kubectl apply, they let that service account run the manager with the rendered server section: a client bound to a rendered Feast role gets it', async () => {
+    const api = await clusterWith([])
+    try {
+      await applyAsAdmin(api, rendered.text)
+      await checkManager(api, serviceAccount!, await clientOf(api, rendered.server), { kind: 'none' }, rendered.server)
+    } finally {
+      await api.close()
+    }
+  })
+
+  test('taking one thing away covers each rule and each binding of the service', () => {
+    assert.deepEqual(variants.map((variant) => variant.without).filter((without) => !/^the (verb|resource)/.test(without)), [
+      'the rule get rolebindings, list rolebindings, watch rolebindings, get roles, list roles, watch roles of Role feast-sample-kubernetes-auth',
+      'RoleBinding feast-sample-kubernetes-auth',
+      'the rule create tokenreviews of ClusterRole feast-authz-token-review',
+      'ClusterRoleBinding feast-sample-kubernetes-auth-token-review'
+    ])
+  })
+
+  for (const variant of variants) {
+    const consequence = consequenceOf(variant.removed, 'feast')
+    test(`without ${variant.without}, ${describeConsequence(consequence)}`, async () => {
+      const api = await clusterWith(variant.objects)
+      try {
+        await checkManager(api, serviceAccount!, await clientOf(api, rendered.server), consequence, rendered.server)
+      } finally {
+        await api.close()
+      }
+    })
+  }
+
+  test('they give the service account nothing else: get, list, watch of rolebindings and roles in its namespace, and create tokenreviews', async () => {
+    const api = await clusterWith(rendered.objects)
+    try {
+      const { token } = fakePod(api, 'feast', 'feast-sample-kubernetes-auth')
+      assert.deepEqual(await heldPermissions(api, token, ['feast', '']), [
+        'create tokenreviews.authentication.k8s.io (cluster)',
+        'create tokenreviews.authentication.k8s.io feast',
+        'get rolebindings.rbac.authorization.k8s.io feast',
+        'get roles.rbac.authorization.k8s.io feast',
+        'list rolebindings.rbac.authorization.k8s.io feast',
+        'list roles.rbac.authorization.k8s.io feast',
+        'watch rolebindings.rbac.authorization.k8s.io feast',
+        'watch roles.rbac.authorization.k8s.io feast'
+      ])
+    } finally {
+      await api.close()
+    }
+  })
+
+  test('a rendered Feast role can be bound only by whoever holds its marker permission (or bind), not by a namespace user who may create RoleBindings', async () => {
+    const api = await clusterWith(rendered.objects)
+    try {
+      const writer = { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['create'] }
+      const marker = feastRoles.find((role) => role.metadata.name === 'feast-reader')!.rules[0]
+      const users = { editor: [writer], holder: [writer, marker] }
+      for (const [user, rules] of Object.entries(users)) {
+        await applyAsAdmin(api, JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: user, namespace: 'feast' }, rules },
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...roleBinding('feast', user, user, [{ kind: 'User', name: user }]) }
+          ]
+        }))
+        api.addToken(jwsToken(user), { username: user })
+      }
+      const bind = async (user: string): Promise<number> => (await request(api, '/apis/rbac.authorization.k8s.io/v1/namespaces/feast/rolebindings', {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', ...roleBinding('feast', `${user}-reader`, 'feast-reader', [{ kind: 'User', name: user }])
+      }, { authorization: `Bearer ${jwsToken(user)}` })).status
+      assert.equal(await bind('editor'), 403)
+      assert.equal(await bind('holder'), 201)
+    } finally {
+      await api.close()
+    }
+  })
+
+  test('the Feast-compatible objects suffice too, and grant the cluster-wide reads docs/operator.md lists beyond them', async () => {
+    const compatible = await render(RESOURCE, '--feast-compatible-rbac')
+    const api = await clusterWith([])
+    try {
+      await applyAsAdmin(api, compatible.text)
+      await checkManager(api, serviceAccount!, await clientOf(api, compatible.server), { kind: 'none' }, compatible.server)
+      const { token } = fakePod(api, 'feast', 'feast-sample-kubernetes-auth')
+      const extra = (await heldPermissions(api, token, ['default', ''])).filter((held) => !held.startsWith('create tokenreviews'))
+      assert.deepEqual(extra, [
+        'get clusterrolebindings.rbac.authorization.k8s.io (cluster)', 'get clusterrolebindings.rbac.authorization.k8s.io default',
+        'get clusterroles.rbac.authorization.k8s.io (cluster)', 'get clusterroles.rbac.authorization.k8s.io default',
+        'get namespaces (cluster)', 'get namespaces default',
+        'list clusterrolebindings.rbac.authorization.k8s.io (cluster)', 'list clusterrolebindings.rbac.authorization.k8s.io default',
+        'list clusterroles.rbac.authorization.k8s.io (cluster)', 'list clusterroles.rbac.authorization.k8s.io default',
+        'list namespaces (cluster)', 'list namespaces default',
+        'list rolebindings.rbac.authorization.k8s.io (cluster)', 'list rolebindings.rbac.authorization.k8s.io default',
+        'watch namespaces (cluster)', 'watch namespaces default'
+      ])
+    } finally {
+      await api.close()
+    }
+  })
+})
+
+describe('the RBAC objects of operator render for an OIDC store', { skip: missing }, () => {
+  test('give its service account create tokenreviews, and nothing else', async () => {
+    const run = await runCli(['operator', 'render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', 'fixtures/operator/secret-oidc.yaml', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const objects = (JSON.parse(run.stdout) as { rbac: Manifest[] }).rbac
+    const [account] = boundServiceAccounts(objects)
+    const api = await clusterWith(objects)
+    try {
+      const [namespace, name] = account!.split('/') as [string, string]
+      assert.deepEqual(await heldPermissions(api, fakePod(api, namespace, name).token, [namespace, '']), [
+        'create tokenreviews.authentication.k8s.io (cluster)',
+        `create tokenreviews.authentication.k8s.io ${namespace}`
+      ])
+    } finally {
+      await api.close()
+    }
+  })
+})
