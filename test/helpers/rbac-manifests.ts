@@ -42,7 +42,8 @@ export function parseManifests (text: string, where: string): Manifest[] {
 }
 
 const permissionsOf = (rule: Manifest): Permission[] =>
-  (rule.apiGroups as string[]).flatMap((group) => (rule.resources as string[]).flatMap((resource) => (rule.verbs as string[]).map((verb) => ({ verb, group, resource }))))
+  (rule.apiGroups as string[]).flatMap((group) => (rule.resources as string[])
+    .flatMap((resource) => (rule.verbs as string[]).map((verb) => ({ verb, group, resource }))))
 
 const rulesOfRole = (objects: readonly Manifest[], ref: Manifest): Manifest[] =>
   objects.find((object) => object.kind === ref.kind && object.metadata.name === ref.name)?.rules ?? []

@@ -16,7 +16,8 @@ import { request } from '../helpers/fake-kube-request.ts'
 import { runCli } from '../helpers/cli.ts'
 import { fakePod, kubectlMissing } from '../helpers/kubernetes.ts'
 import {
-  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions, parseManifests, variantsWithOneLess, type Manifest
+  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions,
+  parseManifests, variantsWithOneLess, type Manifest
 } from '../helpers/rbac-manifests.ts'
 
 const RESOURCE = 'fixtures/operator/featurestore-kubernetes.yaml'
@@ -51,7 +52,8 @@ const rendered = await render(RESOURCE)
 const [serviceAccount] = boundServiceAccounts(rendered.objects)
 const feastRoles = rendered.objects.filter(isFeastRole)
 // Every variant of the service's own objects; the Feast roles' marker rules are the clients', not the service's.
-const variants = variantsWithOneLess(rendered.objects.filter((object) => !isFeastRole(object))).map((variant) => ({ ...variant, objects: [...variant.objects, ...feastRoles] }))
+const variants = variantsWithOneLess(rendered.objects.filter((object) => !isFeastRole(object)))
+  .map((variant) => ({ ...variant, objects: [...variant.objects, ...feastRoles] }))
 
 describe('the RBAC objects of operator render, applied with kubectl to an API server that authorizes by RBAC', { skip: missing }, () => {
   test('they name the store\'s service account, feast-<name> in its namespace, and its Feast roles', () => {

@@ -15,7 +15,8 @@ import { join } from 'node:path'
 import { fakePod, KUBERNETES_CONFIG, kubectlMissing, managerFor, runKubectl, type KubectlRun } from '../../helpers/kubernetes.ts'
 import { eventually } from '../../helpers/eventually.ts'
 import {
-  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions, parseManifests, variantsWithOneLess, type Manifest
+  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions,
+  parseManifests, variantsWithOneLess, type Manifest
 } from '../../helpers/rbac-manifests.ts'
 
 const PAGE = 'docs/kubernetes.md'
@@ -161,7 +162,8 @@ describe(`the claims of ${PAGE} about who can bind a Feast role, against the API
     assert.equal(run.code, 0, run.stderr)
     const pod = fakePod(api, 'feast', 'feast')
     for (const [allow, roles] of [[false, []], [true, ['feast-legacy']]] as const) {
-      const manager = managerFor(api, { config: { ...KUBERNETES_CONFIG, allow_ruleless_roles: allow }, connection: pod.connection, serviceAccountDir: pod.serviceAccountDir })
+      const config = { ...KUBERNETES_CONFIG, allow_ruleless_roles: allow }
+      const manager = managerFor(api, { config, connection: pod.connection, serviceAccountDir: pod.serviceAccountDir })
       try {
         await eventually(async () => JSON.stringify((await manager.authenticate(jwsToken('mallory'))).roles) === JSON.stringify(roles), `roles ${JSON.stringify(roles)} with allow_ruleless_roles: ${String(allow)}`)
       } finally {
