@@ -95,6 +95,30 @@ export async function clusterWith (objects: readonly Manifest[]): Promise<FakeKu
   }
 }
 
+/** Runs `use` on a {@link clusterWith} cluster, closed after it. */
+export async function withCluster (objects: readonly Manifest[], use: (api: FakeKubeApi) => Promise<void>): Promise<void> {
+  const api = await clusterWith(objects)
+  try {
+    await use(api)
+  } finally {
+    await api.close()
+  }
+}
+
+/**
+ * What the minimal RBAC (docs/kubernetes.md, `operator render`) must give the service account of
+ * `serviceNamespace`, as {@link heldPermissions} words it when asked in `namespaces`: `create
+ * tokenreviews` wherever asked (a ClusterRoleBinding), and `get`, `list`, `watch` of rolebindings
+ * and roles in its own namespace only. Nothing more.
+ */
+export function minimalServicePermissions (serviceNamespace: string, namespaces: readonly string[]): string[] {
+  const held = namespaces.map((namespace) => `create tokenreviews.authentication.k8s.io ${namespace === '' ? '(cluster)' : namespace}`)
+  if (namespaces.includes(serviceNamespace)) {
+    for (const verb of ['get', 'list', 'watch']) for (const resource of ['rolebindings', 'roles']) held.push(`${verb} ${resource}.rbac.authorization.k8s.io ${serviceNamespace}`)
+  }
+  return held.sort()
+}
+
 /** `kubectl apply -f <file>` of a YAML text as a cluster admin (kubectl's client-side validation needs OpenAPI, which the fake does not serve). */
 export async function applyAsAdmin (api: FakeKubeApi, yaml: string): Promise<string> {
   const file = join(api.dir, `manifest-${Date.now()}-${Math.random().toString(36).slice(2)}.yaml`)

@@ -15,8 +15,8 @@ import { join } from 'node:path'
 import { fakePod, KUBERNETES_CONFIG, kubectlMissing, managerFor, runKubectl, type KubectlRun } from '../../helpers/kubernetes.ts'
 import { eventually } from '../../helpers/eventually.ts'
 import {
-  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, consequenceOf, describeConsequence, heldPermissions,
-  parseManifests, variantsWithOneLess, type Manifest
+  applyAsAdmin, boundServiceAccounts, checkManager, clusterWith, withCluster, consequenceOf, describeConsequence, heldPermissions,
+  minimalServicePermissions, parseManifests, variantsWithOneLess, type Manifest
 } from '../../helpers/rbac-manifests.ts'
 
 const PAGE = 'docs/kubernetes.md'
@@ -52,49 +52,29 @@ describe(`the RBAC objects of ${PAGE}, applied with kubectl to an API server tha
   })
 
   test('as that service account, the manager reviews a client\'s token, finds the Feast role bound to it and becomes ready', async () => {
-    const api = await clusterWith([...service, ...clientRole])
-    try {
+    await withCluster([...service, ...clientRole], async (api) => {
       await checkManager(api, serviceAccount!, client(api), { kind: 'none' })
-    } finally {
-      await api.close()
-    }
+    })
   })
 
   for (const variant of variantsWithOneLess(service)) {
     const consequence = consequenceOf(variant.removed, 'feast')
     test(`without ${variant.without}, ${describeConsequence(consequence)}`, async () => {
-      const api = await clusterWith([...variant.objects, ...clientRole])
-      try {
+      await withCluster([...variant.objects, ...clientRole], async (api) => {
         await checkManager(api, serviceAccount!, client(api), consequence)
-      } finally {
-        await api.close()
-      }
+      })
     })
   }
 
   test('they give the service account nothing else: only get, list, watch of rolebindings and roles in its namespace, and create tokenreviews', async () => {
-    const api = await clusterWith(service)
-    try {
+    await withCluster(service, async (api) => {
       const { token } = fakePod(api, 'feast', 'feast')
-      assert.deepEqual(await heldPermissions(api, token, ['feast', 'default', '']), [
-        'create tokenreviews.authentication.k8s.io (cluster)',
-        'create tokenreviews.authentication.k8s.io default',
-        'create tokenreviews.authentication.k8s.io feast',
-        'get rolebindings.rbac.authorization.k8s.io feast',
-        'get roles.rbac.authorization.k8s.io feast',
-        'list rolebindings.rbac.authorization.k8s.io feast',
-        'list roles.rbac.authorization.k8s.io feast',
-        'watch rolebindings.rbac.authorization.k8s.io feast',
-        'watch roles.rbac.authorization.k8s.io feast'
-      ])
-    } finally {
-      await api.close()
-    }
+      assert.deepEqual(await heldPermissions(api, token, ['feast', 'default', '']), minimalServicePermissions('feast', ['feast', 'default', '']))
+    })
   })
 
   test('kubectl auth can-i, as the service account, agrees: no secrets, no RoleBinding writes, no other namespace', async () => {
-    const api = await clusterWith(service)
-    try {
+    await withCluster(service, async (api) => {
       const kubeconfig = await api.writeKubeconfig({ name: 'service', token: fakePod(api, 'feast', 'feast').token })
       const canI = async (...args: string[]): Promise<string> => (await runKubectl(api, ['auth', 'can-i', ...args], kubeconfig)).stdout.trim()
       assert.equal(await canI('watch', 'rolebindings.rbac.authorization.k8s.io'), 'yes')
@@ -104,19 +84,14 @@ describe(`the RBAC objects of ${PAGE}, applied with kubectl to an API server tha
       assert.equal(await canI('list', 'rolebindings.rbac.authorization.k8s.io', '-n', 'kube-system'), 'no')
       const refused = await runKubectl(api, ['get', 'clusterroles'], kubeconfig)
       assert.match(refused.stderr, /Forbidden.*cannot list resource "clusterroles"/)
-    } finally {
-      await api.close()
-    }
+    })
   })
 
   test('the OIDC section\'s TokenReview grant is all the service account holds there: create tokenreviews, nothing to read', async () => {
-    const api = await clusterWith(oidcService)
-    try {
+    await withCluster(oidcService, async (api) => {
       const { token } = fakePod(api, 'feast', 'feast')
       assert.deepEqual(await heldPermissions(api, token, ['feast', '']), ['create tokenreviews.authentication.k8s.io (cluster)', 'create tokenreviews.authentication.k8s.io feast'])
-    } finally {
-      await api.close()
-    }
+    })
   })
 })
 
