@@ -45,7 +45,9 @@ const SCENARIOS: readonly InstructionScenario[] = [
   { id: 'feast-oidc-reject', label: 'feast-authz OIDC, random-kid tokens (every answer a 401)', server: 'feast-oidc', tokens: 'unknown-kid', references: ['feast-oidc-repeat'] },
   { id: 'verify-floor', label: 'verify-floor, distinct tokens', server: 'verify-floor', tokens: 'pool', references: [] },
   { id: 'verify-claims-floor', label: 'verify-claims-floor, distinct tokens', server: 'verify-claims-floor', tokens: 'pool', references: ['verify-floor'] },
-  { id: 'feast-oidc-pool', label: 'feast-authz OIDC, distinct tokens', server: 'feast-oidc', tokens: 'pool', references: ['verify-floor', 'verify-claims-floor'] },
+  { id: 'fastify-jwt', label: '@fastify/jwt (public key), distinct tokens', server: 'fastify-jwt', tokens: 'pool', references: [] },
+  { id: 'fastify-jwt-jwks', label: 'fastify-jwt-jwks, distinct tokens', server: 'fastify-jwt-jwks', tokens: 'pool', references: [] },
+  { id: 'feast-oidc-pool', label: 'feast-authz OIDC, distinct tokens', server: 'feast-oidc', tokens: 'pool', references: ['verify-floor', 'verify-claims-floor', 'fastify-jwt', 'fastify-jwt-jwks'] },
   { id: 'bare-express', label: 'bare Express (no auth), one token repeated', server: 'bare-express', tokens: 'repeat', references: [] },
   { id: 'express-noop', label: 'bare Express + one no-op middleware, one token repeated', server: 'express-noop', tokens: 'repeat', references: ['bare-express'] },
   { id: 'feast-express-repeat', label: 'feast-authz on Express, one token repeated', server: 'feast-express', tokens: 'repeat', references: ['bare-express', 'express-noop'] }
