@@ -20,17 +20,19 @@ export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, 
 
 const KUBECONFIG = 'the kubeconfig (KUBECONFIG, else ~/.kube/config)'
 
+type FixHint = (server: string) => string
+
 /** Where the settings of a failed connection are fixed: a kubeconfig's, or a pod's own. */
-const WHERE_TO_FIX: Readonly<Record<ApiTarget['source'], { reach: string, untrusted: string, tls: string }>> = {
+const WHERE_TO_FIX: Readonly<Record<ApiTarget['source'], { readonly reach: FixHint, readonly untrusted: FixHint, readonly tls: FixHint }>> = {
   kubeconfig: {
-    reach: `check that this machine can reach SERVER, the API server of ${KUBECONFIG}, and that it is up`,
-    untrusted: `the certificate of SERVER is signed by no CA that ${KUBECONFIG} trusts: check the certificate-authority (or certificate-authority-data) of its cluster`,
-    tls: `check that the server address and certificate-authority of ${KUBECONFIG} match the certificate of SERVER (host name, expiry)`
+    reach: (server) => `check that this machine can reach ${server}, the API server of ${KUBECONFIG}, and that it is up`,
+    untrusted: (server) => `the certificate of ${server} is signed by no CA that ${KUBECONFIG} trusts: check the certificate-authority (or certificate-authority-data) of its cluster`,
+    tls: (server) => `check that the server address and certificate-authority of ${KUBECONFIG} match the certificate of ${server} (host name, expiry)`
   },
   'in-cluster': {
-    reach: 'check that this pod can reach SERVER (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; network policies) and that the API server is up',
-    untrusted: 'the certificate of SERVER is signed by no CA in the ca.crt mounted with the pod\'s service account: check what stands between the pod and the API server (a proxy re-signing TLS)',
-    tls: 'check that SERVER (KUBERNETES_SERVICE_HOST) is the API server the certificate names, and that the certificate is current'
+    reach: (server) => `check that this pod can reach ${server} (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; network policies) and that the API server is up`,
+    untrusted: (server) => `the certificate of ${server} is signed by no CA in the ca.crt mounted with the pod's service account: check what stands between the pod and the API server (a proxy re-signing TLS)`,
+    tls: (server) => `check that ${server} (KUBERNETES_SERVICE_HOST) is the API server the certificate names, and that the certificate is current`
   }
 }
 
@@ -44,7 +46,7 @@ function whatToCheck (error: AuthError, config: AuthConfig): string {
 /** Where to look, by how the call to the API server failed; the first line said which call. */
 function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
   const server = target.server ?? 'the API server'
-  const fix = (hint: keyof typeof WHERE_TO_FIX['kubeconfig']): string => WHERE_TO_FIX[target.source][hint].replace('SERVER', server)
+  const fix = WHERE_TO_FIX[target.source]
   const budget = `each call to it times out after ${duration(target.timeoutMs)} (requestTimeoutMs)`
   switch (failure.kind) {
     case 'forbidden':
@@ -54,14 +56,14 @@ function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
     case 'timeout':
       return `${server} did not answer within ${duration(target.timeoutMs)} (requestTimeoutMs, the limit of each call and of a request's calls together): check that this machine can reach it (VPN, proxy, firewall) and that it is not overloaded`
     case 'untrusted-certificate':
-      return fix('untrusted')
+      return fix.untrusted(server)
     case 'tls':
-      return fix('tls')
+      return fix.tls(server)
     case 'http':
       return `check that ${server} is healthy (it answered ${failure.text}); ${budget}`
     case 'network':
     case 'other':
-      return `${fix('reach')}; ${budget}`
+      return `${fix.reach(server)}; ${budget}`
   }
 }
 
