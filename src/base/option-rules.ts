@@ -29,6 +29,8 @@ export interface OptionRule {
   readonly required?: boolean | undefined
   /** The value is never shown in a message, only its type. */
   readonly secret?: boolean | undefined
+  /** Not an option any more: any value is refused with this explanation instead of a did-you-mean. */
+  readonly retired?: string | undefined
 }
 
 /** The rules of an options object, by option name. */
@@ -120,6 +122,15 @@ export function required (rule: OptionRule): OptionRule {
   return { ...rule, required: true }
 }
 
+/**
+ * An option that no longer exists, refused with `why`: without it, a key that was an option
+ * would be answered with the did-you-mean of its closest neighbour, which may mean something
+ * else (`informer.watch` is not `informer.watchTimeoutSeconds`).
+ */
+export function retired (why: string): OptionRule {
+  return { expected: 'nothing', accepts: () => false, retired: why }
+}
+
 /** `rule`, with the value never shown in a message. */
 export function secret (rule: OptionRule): OptionRule {
   return { ...rule, secret: true }
@@ -158,6 +169,7 @@ function checkValue (value: unknown, rule: OptionRule, option: string, owner: st
     if (rule.required === true) throw new OptionError(`${owner}${option} must be ${rule.expected}, got nothing`, { option })
     return
   }
+  if (rule.retired !== undefined) throw new OptionError(`${owner}${option} is no longer an option: ${rule.retired}`, { option })
   if (!rule.accepts(value)) {
     throw new OptionError(`${owner}${option} must be ${rule.expected}, got ${describeValue(value, rule.secret)}`, { option })
   }

@@ -38,7 +38,9 @@ const WHERE_TO_FIX: Readonly<Record<ApiTarget['source'], { readonly reach: FixHi
 
 function whatToCheck (error: AuthError, config: AuthConfig): string {
   if (error.cause instanceof ApiServerFailure) return whatToCheckOnCluster(error.cause)
-  if (error.code === 'cluster_unavailable') return `check that this machine can reach the API server of ${KUBECONFIG} and that it is up`
+  // Only a queue of reviews waiting on the API server gets here: it was reached, so no
+  // connection setting is to blame, and the hint must not guess whose they are.
+  if (error.code === 'cluster_unavailable') return 'check that the Kubernetes API server is up and answering promptly, then try again'
   const timeout = config.type === 'oidc' ? `; requests time out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s)` : ''
   return `${CHECK_PROVIDER}${timeout}`
 }

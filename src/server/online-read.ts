@@ -181,7 +181,8 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     const keys = keysByTable.get(shownAs)
     const column = { values: [] as unknown[], statuses: [] as string[], event_timestamps: [] as string[] }
     for (const i of rows) {
-      const key = view.entities.map((name) => keys?.has(name) === true ? keys.get(name)?.[i] : name === DUMMY_JOIN_KEY ? DUMMY_KEY_VALUE : undefined)
+      // Feast overwrites a sent __dummy_id with its own value before reading (it still answers the column as sent).
+      const key = view.entities.map((name) => name === DUMMY_JOIN_KEY ? DUMMY_KEY_VALUE : keys?.get(name)?.[i])
       const stored = store.read(view, key)
       const present = stored !== undefined && Object.hasOwn(stored.values, feature)
       column.values.push(present ? stored.values[feature] : null)

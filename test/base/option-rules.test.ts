@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { OptionError } from '../../src/base/errors.ts'
 import {
-  anyOf, boolean, checkOptions, func, integer, listOf, MAX_TIMER_MS, methods, milliseconds, object, oneOf, required, seconds, secret, text, unchecked,
+  anyOf, boolean, checkOptions, func, integer, listOf, MAX_TIMER_MS, methods, milliseconds, object, oneOf, required, retired, seconds, secret, text, unchecked,
   type OptionRules
 } from '../../src/base/option-rules.ts'
 
@@ -168,6 +168,15 @@ describe('unknown keys', () => {
     refused({ maxTokenLenght: 4096 }, rules, 'maxTokenLenght', 'maxTokenLenght is not an option (did you mean maxTokenLength?)')
     refused({ tuning: { maxconcurrentreviews: 2 } }, { tuning: object({ maxConcurrentReviews: integer(1) }) }, 'tuning.maxconcurrentreviews',
       'tuning.maxconcurrentreviews is not an option (did you mean tuning.maxConcurrentReviews?)')
+  })
+
+  test('a retired option is refused with why it went, not with the did-you-mean of its neighbour', () => {
+    const withRetired = { watchTimeoutSeconds: integer(1), watch: retired('there is no switch any more') }
+    refused({ watch: false }, withRetired, 'watch', 'watch is no longer an option: there is no switch any more')
+  })
+
+  test('a retired option left out is no error', () => {
+    checkOptions({ watchTimeoutSeconds: 5 }, { watchTimeoutSeconds: integer(1), watch: retired('gone') })
   })
 
   test('a key close to no option is left alone: frameworks pass their own (Fastify\'s prefix)', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { AuthError } from '../../src/base/errors.ts'
+import { AuthError } from '../../src/base/errors.ts'
 import { reportUndecided } from '../../src/cli/undecided.ts'
 import { createFailureReporter, createOutOfTimeReporter, type ApiTarget } from '../../src/managers/kubernetes/api-failure.ts'
 import { kubernetesClient } from '../../src/managers/kubernetes/client-library.ts'
@@ -57,6 +57,11 @@ describe('the hint of a cluster that could not be used', () => {
 
   test('in a pod, an untrusted certificate points at the service account\'s ca.crt', () => {
     assert.match(hintFor(report(Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }), IN_POD)), /^ {2}the certificate of https:\/\/10\.96\.0\.1:443 is signed by no CA in the ca\.crt mounted with the pod's service account/)
+  })
+
+  test('a cluster failure with no call behind it (reviews queued too long) names no connection settings', () => {
+    const queued = new AuthError('cluster_unavailable', 'too many token reviews are waiting for the Kubernetes API server', { retryAfterSeconds: 1 })
+    assert.equal(hintFor(queued), '  check that the Kubernetes API server is up and answering promptly, then try again; --debug shows the details')
   })
 
   test('in a pod, no hint names a kubeconfig', () => {

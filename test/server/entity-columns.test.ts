@@ -399,3 +399,25 @@ describe('Feast\'s sample registry (written by Feast): its on-demand view withou
     })
   })
 })
+
+describe('a view without entities (Feast\'s dummy join key)', () => {
+  const catalog = loadYamlCatalogFile({
+    yaml: stringify({
+      project: 'totals',
+      feature_views: [{ name: 'daily_totals', entities: ['__dummy_id'], features: ['orders'] }],
+      sample_rows: { daily_totals: [{ __dummy_id: '', orders: 7 }] }
+    }),
+    source: 'registry.yaml'
+  })
+  const read = (entities: Record<string, unknown[]>) => readFeatures(readTarget(catalog, { features: ['daily_totals:orders'], entities }), createOnlineStore(catalog))
+
+  test('is read under the empty key whatever __dummy_id the caller sends, as Feast overwrites it', () => {
+    const response = read({ __dummy_id: ['x', 'y'] })
+    assert.deepEqual(response.results.at(-1)?.values, [7, 7])
+    assert.deepEqual(response.results.at(-1)?.statuses, ['PRESENT', 'PRESENT'])
+  })
+
+  test('answers a sent __dummy_id column as sent, as Feast does before it overwrites the key', () => {
+    assert.deepEqual(read({ __dummy_id: ['x'] }).metadata.feature_names, ['__dummy_id', 'orders'])
+  })
+})

@@ -1,4 +1,4 @@
-import { func, integer, milliseconds, object, oneOf, required, text, type OptionRules } from '../../base/option-rules.ts'
+import { func, integer, milliseconds, object, oneOf, required, retired, text, type OptionRules } from '../../base/option-rules.ts'
 
 /** Tuning knobs with safe defaults; tests shorten them. */
 export interface KubernetesTuning {
@@ -81,7 +81,8 @@ export const INFORMER_TUNING_RULES: OptionRules = {
     { expected: 'a backoff whose initial is at most its max', accepts: (value) => (value.initial as number) <= (value.max as number) }
   ),
   staleGraceMs: milliseconds(0),
-  directListTtlMs: milliseconds(0)
+  directListTtlMs: milliseconds(0),
+  watch: retired('a manager always watches RoleBindings and Roles, so that its view stays current; there is no switch to turn it off')
 }
 
 /** The rules of {@link KubernetesTuning}. */

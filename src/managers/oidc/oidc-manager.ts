@@ -115,7 +115,7 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
    * fetch has that timeout, and a token may need several in a row (discovery, then the key set,
    * then a refetch for an unknown kid): the request gets one budget for all of them.
    */
-  const outOfTime = (): AuthError => new AuthError('provider_unavailable', 'the identity provider could not be reached', {
+  const outOfTime = (): AuthError => new AuthError('provider_unavailable', 'the identity provider did not answer in time', {
     cause: new ProviderRequestError(`the identity provider did not answer: timed out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s) for this request`)
   })
 

@@ -68,7 +68,9 @@ describe('informer tuning options', () => {
 
   test('informer.watch is not an option: no public setting starts a manager whose health() can never be ready', () => {
     assert.throws(() => createAuthManager({ type: 'no_auth' }, { logger: silentLogger, kubernetes: { tuning: { informer: { watch: false } as InformerTuning } } }), {
-      name: 'OptionError', option: 'kubernetes.tuning.informer.watch'
+      name: 'OptionError',
+      option: 'kubernetes.tuning.informer.watch',
+      message: /kubernetes\.tuning\.informer\.watch is no longer an option: a manager always watches RoleBindings and Roles/
     })
   })
 
