@@ -33,6 +33,15 @@ before(async () => {
 
 after(() => { rmSync(workDir, { recursive: true, force: true }) })
 
+/**
+ * The compilers users check their apps with: TypeScript 5 (JavaScript) and TypeScript 7 (the
+ * native port, its own `typescript` package, installed here under the alias `typescript-7`).
+ */
+const COMPILERS = [
+  { name: 'TypeScript 5', tsc: join(root, 'node_modules/typescript/bin/tsc') },
+  { name: 'TypeScript 7', tsc: join(root, 'node_modules/typescript-7/bin/tsc') }
+] as const
+
 /** A consumer project under the work directory with the tarball unpacked as node_modules/feast-authz. */
 async function unpackInto (name: string, manifest: Record<string, unknown>): Promise<string> {
   const consumer = join(workDir, name)
@@ -70,12 +79,9 @@ describe('the published package', () => {
     assert.match(stdout, /node16 \(from ESM\)/)
   })
 
-  test('imports by name from a separate ESM project and type-checks there', { timeout: 120_000 }, async () => {
-    const consumer = join(workDir, 'app')
-    mkdirSync(join(consumer, 'node_modules'), { recursive: true })
-    await run('tar', ['-xzf', tarball, '-C', join(consumer, 'node_modules')])
-    await run('mv', [join(consumer, 'node_modules/package'), join(consumer, 'node_modules/feast-authz')])
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }))
+  /** A separate ESM project that imports the package by name, with right and wrong usage. */
+  async function typedApp (name: string): Promise<string> {
+    const consumer = await unpackInto(name, { name: 'consumer', type: 'module', private: true })
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
       // skipLibCheck as `tsc --init` sets it: @kubernetes/client-node's own declarations need @types/ws otherwise.
       compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
@@ -96,8 +102,18 @@ describe('the published package', () => {
       '// @ts-expect-error principal is not a string',
       "app.get('/x', async (request) => { const name: string = request.principal; return name })"
     ].join('\n'))
-    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer], { cwd: consumer })
+    return consumer
+  }
 
+  for (const [index, { name, tsc }] of COMPILERS.entries()) {
+    test(`imports by name from a separate ESM project and type-checks there under ${name}, wrong usage refused`, { timeout: 120_000 }, async () => {
+      const consumer = await typedApp(`app-${index}`)
+      await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer })
+    })
+  }
+
+  test('runs in a separate ESM project that imports it by name', { timeout: 120_000 }, async () => {
+    const consumer = await unpackInto('run-app', { name: 'consumer', type: 'module', private: true })
     writeFileSync(join(consumer, 'run.mjs'), [
       "import Fastify from 'fastify'",
       "import feastAuthz from 'feast-authz'",
@@ -112,8 +128,9 @@ describe('the published package', () => {
     assert.equal(JSON.parse(stdout).username, 'anonymous')
   })
 
-  test('type-checks a strict OIDC-only app without skipLibCheck: the declarations never reach @kubernetes/client-node', { timeout: 120_000 }, async () => {
-    const consumer = await unpackInto('strict-app', { name: 'strict-consumer', type: 'module', private: true })
+  /** A strict OIDC-only app, checked without skipLibCheck. */
+  async function strictApp (name: string): Promise<string> {
+    const consumer = await unpackInto(name, { name: 'strict-consumer', type: 'module', private: true })
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
       files: ['app.ts']
@@ -129,9 +146,18 @@ describe('the published package', () => {
       "export const fetchWithToken = createAuthFetch(loadClientAuthConfig({ project: 'p', auth }))",
       'export { createAuthManager }'
     ].join('\n'))
-    const { stdout } = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
-    assert.deepEqual(stdout.split('\n').filter((file) => file.includes('@kubernetes/client-node')), [])
-  })
+    return consumer
+  }
+
+  for (const [index, { name, tsc }] of COMPILERS.entries()) {
+    test(`type-checks a strict OIDC-only app without skipLibCheck under ${name}: the declarations never reach @kubernetes/client-node`, { timeout: 120_000 }, async () => {
+      const consumer = await strictApp(`strict-app-${index}`)
+      const { stdout } = await run(process.execPath, [tsc, '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
+      const files = stdout.split('\n')
+      assert.ok(files.some((file) => file.endsWith('node_modules/feast-authz/dist/index.d.ts')), 'the listing names the declarations it checked')
+      assert.deepEqual(files.filter((file) => file.includes('@kubernetes/client-node')), [])
+    })
+  }
 
   test('require()s every entry point from CommonJS (require(esm), Node >= 20.19)', { timeout: 120_000 }, async () => {
     const consumer = await unpackInto('cjs-app', { name: 'cjs-consumer', type: 'commonjs', private: true })
