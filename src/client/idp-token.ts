@@ -2,6 +2,7 @@ import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import { decodeSegment } from '../base/jwt-segments.ts'
+import { describeReadError } from '../base/regular-file.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
 import { urlForLog } from '../base/observability/log-safe-url.ts'
@@ -60,7 +61,7 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   try {
     agents = createAgents({ verify: credentials.verify_ssl, ca: credentials.ca_cert_path })
   } catch (error) {
-    throw new ConfigError(`cannot read the CA bundle: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { field: 'auth.ca_cert_path' }, error)
+    throw new ConfigError(`cannot read the CA bundle: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, error)
   }
   const unencrypted = unencryptedDiscoveryWarning(credentials.auth_discovery_url)
   if (unencrypted !== undefined) options.logger?.warn({ discovery: urlForLog(credentials.auth_discovery_url) }, unencrypted)

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
+import { describeReadError, readRegularFile } from '../base/regular-file.ts'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
@@ -200,15 +201,21 @@ function createTokenFile (path: string): () => Promise<string> {
   }
 }
 
-/** Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined. */
+/** Largest token file read: service-account tokens are about 1 KB, and servers refuse tokens over 8 KiB by default. */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024
+
+/**
+ * Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined.
+ * A regular file only, read up to a bound: a named pipe or a device would hold the request forever.
+ */
 async function readServiceAccountToken (path: string): Promise<string | undefined> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = readRegularFile(path, MAX_TOKEN_FILE_BYTES).toString('utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${code ?? (error as Error).message}`, { cause: error })
+    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${describeReadError(error)}`, { cause: error })
   }
   const token = text.trim()
   return token === '' ? undefined : token

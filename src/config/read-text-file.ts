@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
 
 /** How {@link readTextFile} bounds a file and words its errors, in the caller's own terms. */
 export interface ReadTextFileOptions {
@@ -16,30 +16,15 @@ export interface ReadTextFileOptions {
 }
 
 /**
- * Reads a UTF-8 text file of at most `maxBytes`. Errors name the reason in words (file not
- * found, permission denied, is a directory) rather than an errno code.
+ * Reads a UTF-8 text file of at most `maxBytes` (a regular file: see `readRegularFile`). Errors
+ * name the reason in words (file not found, permission denied, is a directory, is a named pipe)
+ * rather than an errno code.
  */
 export function readTextFile (path: string | URL, options: ReadTextFileOptions): string {
-  const tooLarge = (size: number): Error => options.error(`file is ${size} bytes, larger than the ${options.maxBytes} bytes ${options.kind} may have`)
-  let size: number
-  let bytes: Buffer
   try {
-    // Checked before reading so a huge file is never loaded, and after, in case it grew meanwhile.
-    size = statSync(path).size
-    bytes = size > options.maxBytes ? Buffer.alloc(0) : readFileSync(path)
+    return readRegularFile(path, options.maxBytes).toString('utf8')
   } catch (error) {
+    if (error instanceof FileTooLargeError) throw options.error(`file is ${error.size} bytes, larger than the ${options.maxBytes} bytes ${options.kind} may have`)
     throw options.error(`${options.cannotRead}: ${describeReadError(error)}`, error)
   }
-  if (size > options.maxBytes) throw tooLarge(size)
-  if (bytes.length > options.maxBytes) throw tooLarge(bytes.length)
-  return bytes.toString('utf8')
-}
-
-/** A file-system error in words: `file not found`, `permission denied`, `is a directory, expected a file`. */
-export function describeReadError (error: unknown): string {
-  const code = (error as { code?: unknown }).code
-  if (code === 'ENOENT') return 'file not found'
-  if (code === 'EACCES') return 'permission denied'
-  if (code === 'EISDIR') return 'is a directory, expected a file'
-  return (error as Error).message
 }

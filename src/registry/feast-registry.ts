@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync, type Stats } from 'node:fs'
+import { statSync, type Stats } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
-import { describeReadError } from '../config/read-text-file.ts'
+import { checkRegularFile, describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
 import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
 import { permission } from '../permissions/define.ts'
@@ -144,13 +144,18 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
   const reload = async (force: boolean): Promise<RefreshOutcome> => {
     let seen: string
     try {
-      seen = signatureOf(await stat(path))
+      const info = await stat(path)
+      // A named pipe or a device swapped in would hold the read forever (and every refresh after it).
+      checkRegularFile(info)
+      seen = signatureOf(info)
       const due = ttlMs > 0 && Date.now() - lastReadAt >= ttlMs
       if (!force && !due && seen === signature) return 'unchanged'
+      const tooLarge = (size: number): Error => new Error(`the file is ${size} bytes, larger than the ${maxBytes} bytes accepted`)
+      if (info.size > maxBytes) throw tooLarge(info.size)
       const bytes = await readFile(path)
       const after = signatureOf(await stat(path))
       if (after !== seen || bytes.length > maxBytes) {
-        if (bytes.length > maxBytes) throw new Error(`the file is ${bytes.length} bytes, larger than the ${maxBytes} bytes accepted`)
+        if (bytes.length > maxBytes) throw tooLarge(bytes.length)
         return 'unchanged' // still being written: the next check reads it again
       }
       lastReadAt = Date.now()
@@ -272,14 +277,12 @@ function readStable (path: string, maxBytes: number): { bytes: Buffer, signature
   for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
     try {
       const before = statSync(path)
-      if (before.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' })
-      if (before.size > maxBytes) throw new ConfigError(`cannot use the Feast registry: the file is ${before.size} bytes, larger than the ${maxBytes} bytes accepted`, { source: path })
-      const bytes = readFileSync(path)
+      const bytes = readRegularFile(path, maxBytes)
       const signature = signatureOf(statSync(path))
       if (signature === signatureOf(before) && bytes.length === before.size) return { bytes, signature }
       lastError = new Error('the file changed while it was read')
     } catch (error) {
-      if (error instanceof ConfigError) throw error
+      if (error instanceof FileTooLargeError) throw new ConfigError(`cannot use the Feast registry: the file is ${error.size} bytes, larger than the ${maxBytes} bytes accepted`, { source: path })
       throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: path }, error)
     }
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50 * (attempt + 1))

@@ -11,6 +11,7 @@ import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { expectError } from '../helpers/errors.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
 const store = storeDir({ type: 'no_auth' })
@@ -78,6 +79,22 @@ describe('configuration errors found while building the manager', () => {
         message: `${config}:6:3: auth.ca_cert_path: cannot read the CA bundle "/nonexistent/ca.pem": file not found`
       })
     } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a ca_cert_path naming a named pipe stops startup, naming it, instead of waiting for a writer', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'feast-authz-setup-'))
+    const pipe = namedPipe(dir, 'ca.pem')
+    try {
+      const config = join(dir, 'feature_store.yaml')
+      writeFileSync(config, `project: demo\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\n  ca_cert_path: ${pipe.path}\n`)
+      expectError(() => setUpAuthz({ config }, silentLogger), {
+        type: ConfigError,
+        message: `${config}:6:3: auth.ca_cert_path: cannot read the CA bundle ${JSON.stringify(pipe.path)}: is a named pipe (FIFO), expected a file`
+      })
+    } finally {
+      pipe.close()
       rmSync(dir, { recursive: true, force: true })
     }
   })

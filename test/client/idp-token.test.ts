@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { decodeJwt } from 'jose'
 import { TokenSourceError } from '../../src/client/errors.ts'
@@ -7,6 +10,7 @@ import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { startTokenEndpointStub, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 import { rejectionOf } from '../helpers/errors.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
 
 const providers: TokenProvider[] = []
 function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenProvider {
@@ -15,6 +19,8 @@ function clientFor (auth: Record<string, unknown>, timeoutMs?: number): TokenPro
   return provider
 }
 after(() => { for (const provider of providers) provider.close() })
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-idp-token-'))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
 
 const rejection = async (promise: Promise<unknown>): Promise<TokenSourceError> => await rejectionOf(promise, TokenSourceError)
 
@@ -138,7 +144,16 @@ describe('client_secret flow over HTTPS', () => {
   })
 
   it('reports a missing ca_cert_path file as a configuration error when the client is created', () => {
-    assert.throws(() => clientFor({ ...base(), ca_cert_path: '/nonexistent/ca.pem' }), /ConfigError: auth\.ca_cert_path: cannot read the CA bundle: ENOENT/)
+    assert.throws(() => clientFor({ ...base(), ca_cert_path: '/nonexistent/ca.pem' }), /ConfigError: auth\.ca_cert_path: cannot read the CA bundle: file not found/)
+  })
+
+  it('reports a ca_cert_path naming a named pipe as a configuration error, instead of waiting for a writer', () => {
+    const pipe = namedPipe(dir, 'ca.pem')
+    try {
+      assert.throws(() => clientFor({ ...base(), ca_cert_path: pipe.path }), /ConfigError: auth\.ca_cert_path: cannot read the CA bundle: is a named pipe \(FIFO\), expected a file/)
+    } finally {
+      pipe.close()
+    }
   })
 
   it('skips certificate checks with verify_ssl: false', async () => {

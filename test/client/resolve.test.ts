@@ -12,6 +12,7 @@ import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { verifyIntraToken } from '../../src/base/intra-token.ts'
 import { REPO } from '../helpers/markdown.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
 
 const INTRA = randomBytes(32).toString('base64')
 let dir: string
@@ -138,6 +139,15 @@ describe('kubernetes client token resolution', () => {
     await failsWith({ type: 'kubernetes', token_path: missingFile() }, { LOCAL_K8S_TOKEN: 'local' }, 'token_file_unreadable', /token_path is .*absent.*ENOENT.*projected token volume/, saFile)
   })
 
+  it('fails, naming the file, when token_path names a named pipe, instead of waiting for a writer', async () => {
+    const pipe = namedPipe(dir, 'token-pipe')
+    try {
+      await failsWith({ type: 'kubernetes', token_path: pipe.path }, {}, 'service_account_file_unreadable', /token-pipe: is a named pipe \(FIFO\), expected a file$/)
+    } finally {
+      pipe.close()
+    }
+  })
+
   it('uses LOCAL_K8S_TOKEN when the service-account file exists but cannot be read, as Feast\'s client does', async () => {
     // A directory stands for any unreadable file (EACCES cannot be staged when tests run as root).
     const unreadable = await mkdtemp(join(dir, 'unreadable-'))
@@ -146,7 +156,7 @@ describe('kubernetes client token resolution', () => {
 
   it('reports the unreadable service-account file when LOCAL_K8S_TOKEN is not set either', async () => {
     const unreadable = await mkdtemp(join(dir, 'unreadable-'))
-    await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /cannot read the service-account token .*unreadable-.*EISDIR/, unreadable)
+    await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /cannot read the service-account token .*unreadable-.*: is a directory, expected a file/, unreadable)
   })
 
   it('uses LOCAL_K8S_TOKEN outside a pod', async () => {

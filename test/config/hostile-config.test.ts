@@ -13,6 +13,7 @@ import { ConfigError } from '../../src/config/errors.ts'
 import { PermissionError } from '../../src/permissions/errors.ts'
 import { loadPermissionsFile, parsePermissionsYaml } from '../../src/permissions/yaml.ts'
 import { thrownBy } from '../helpers/errors.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-hardening-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
@@ -142,6 +143,16 @@ describe('enormous and hostile files', () => {
     writeFileSync(path, `project: demo\n#${'x'.repeat(1024 * 1024)}\n`)
     const error = configError(() => loadAuthConfig(path))
     assert.match(error.message, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: file is \\d+ bytes, larger than the 1048576 bytes`))
+  })
+
+  test('a feature_store.yaml path naming a named pipe is refused, naming the file, instead of waiting for a writer', () => {
+    const pipe = namedPipe(dir, 'feature_store.yaml')
+    try {
+      const error = configError(() => loadAuthConfig(pipe.path))
+      assert.equal(error.message, `${pipe.path}: cannot read the configuration: is a named pipe (FIFO), expected a file`)
+    } finally {
+      pipe.close()
+    }
   })
 
   test('a FEATURE_STORE_YAML_BASE64 that decodes to more than 1 MiB is refused before decoding', () => {

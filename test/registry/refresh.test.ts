@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { ConfigError } from '../../src/config/errors.ts'
@@ -13,6 +13,7 @@ import { loadRegistryFile, openFeastRegistry, type FeastRegistry } from '../../s
 import { writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 import { captureLogs } from '../helpers/logs.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
 
 const { dir, cleanup } = tempDir()
 const opened: FeastRegistry[] = []
@@ -59,6 +60,15 @@ describe('a registry file that cannot be used at startup is a startup error nami
     const path = join(dir, 'a-directory.db')
     mkdirSync(path)
     startupFailure(path, /is a directory, expected a file/)
+  })
+
+  it('a named pipe, refused instead of waiting for a writer', () => {
+    const pipe = namedPipe(dir, 'a-pipe.db')
+    try {
+      startupFailure(pipe.path, /cannot read the Feast registry: is a named pipe \(FIFO\), expected a file$/)
+    } finally {
+      pipe.close()
+    }
   })
 
   for (const [label, bytes] of [
@@ -231,6 +241,21 @@ describe('a registry replaced while serving', () => {
     assert.equal(await registry.refresh(), 'rejected')
     assert.deepEqual(registry.permissionsFor(), [READERS])
     assert.match(String(at('error')[0]?.error), /file not found/)
+  })
+
+  it('keeps the last good registry when a named pipe takes the file\'s place, refusing it instead of waiting for a writer', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const { logger, at } = captureLogs()
+    const registry = open(path, logger)
+    rmSync(path)
+    const pipe = namedPipe(dir, basename(path))
+    try {
+      assert.equal(await registry.refresh(), 'rejected')
+      assert.deepEqual(registry.permissionsFor(), [READERS])
+      assert.match(String(at('error')[0]?.error), /is a named pipe \(FIFO\), expected a file$/)
+    } finally {
+      pipe.close()
+    }
   })
 
   it('keeps the last good registry when the new one no longer has the server\'s project', async () => {

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
 import { urlForLog } from '../observability/log-safe-url.ts'
+import { readRegularFile } from '../regular-file.ts'
 import { collectResponse, type HttpResponse } from './provider-response.ts'
 
 export { ProviderRequestError, type HttpResponse } from './provider-response.ts'
@@ -13,14 +13,16 @@ export interface TlsSettings {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024
+/** Largest CA bundle read: the whole Mozilla set is about 220 KB. */
+const MAX_CA_BYTES = 4 * 1024 * 1024
 
 /**
  * Agents shared by every request of one manager: keep-alive to the provider, and TLS
  * settings decided once. Redirects are not followed: a key set must come from where
- * discovery said.
+ * discovery said. The CA bundle must be a regular file (`readRegularFile`): throws its errors.
  */
 export function createAgents (tls: TlsSettings): { http: http.Agent, https: https.Agent } {
-  const ca = tls.ca === undefined ? undefined : readFileSync(tls.ca, 'utf8')
+  const ca = tls.ca === undefined ? undefined : readRegularFile(tls.ca, MAX_CA_BYTES).toString('utf8')
   return {
     http: new http.Agent({ keepAlive: true, maxSockets: 4 }),
     https: new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: tls.verify, ...(ca === undefined ? {} : { ca }) })

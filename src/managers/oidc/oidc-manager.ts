@@ -14,6 +14,7 @@ import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
 import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
 import { createAgents, ProviderRequestError } from '../../base/http/http-get.ts'
+import { describeReadError } from '../../base/regular-file.ts'
 import { BAD_SIGNATURE, UNKNOWN_KID, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
@@ -225,8 +226,7 @@ function createProviderAgents (config: OidcServerConfig): ReturnType<typeof crea
   try {
     return createAgents({ verify: config.verify_ssl, ca: config.ca_cert_path })
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message
-    throw new ConfigError(`cannot read the CA bundle ${JSON.stringify(config.ca_cert_path)}: ${reason}`, { field: 'auth.ca_cert_path' }, error)
+    throw new ConfigError(`cannot read the CA bundle ${JSON.stringify(config.ca_cert_path)}: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, error)
   }
 }
 

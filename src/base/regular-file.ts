@@ -1,0 +1,88 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs'
+
+/**
+ * The path names something that is not a regular file: a directory, a named pipe, a device, a
+ * socket. Its message says which (`is a named pipe (FIFO), expected a file`).
+ */
+export class NotRegularFileError extends Error {
+  override readonly name = 'NotRegularFileError'
+  readonly code: string
+
+  constructor (kind: string) {
+    super(`is a ${kind}, expected a file`)
+    // EISDIR for directories, as the file system says it: callers already word that one.
+    this.code = kind === 'directory' ? 'EISDIR' : 'ENOTREG'
+  }
+}
+
+/** The file holds more than the caller accepts; `size` is its size, or what was read before stopping. */
+export class FileTooLargeError extends Error {
+  override readonly name = 'FileTooLargeError'
+  readonly code = 'EFBIG'
+
+  constructor (readonly size: number, readonly maxBytes: number) {
+    super(`file is ${size} bytes, larger than the ${maxBytes} bytes accepted`)
+  }
+}
+
+const CHUNK_BYTES = 64 * 1024
+
+/**
+ * Reads a regular file (symbolic links followed) of at most `maxBytes`: the one way files named
+ * by configuration are read (feature_store.yaml, permissions, a Feast registry, a CA bundle,
+ * token files). A named pipe would block the whole process until some writer appeared, and a
+ * device such as `/dev/zero` never ends, so anything but a regular file is refused with a
+ * {@link NotRegularFileError}, and reading stops one byte past `maxBytes` with a
+ * {@link FileTooLargeError}. The file is opened without blocking and judged by what was opened,
+ * so a path swapped between the check and the read cannot slip through. File-system errors
+ * (`ENOENT`, `EACCES`, `ELOOP`...) are thrown as Node throws them.
+ */
+export function readRegularFile (path: string | URL, maxBytes: number): Buffer {
+  // O_NONBLOCK: opening a FIFO waits for a writer otherwise. Regular files ignore the flag. (Undefined on Windows, which has no FIFOs.)
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  try {
+    const info = fstatSync(fd)
+    checkRegularFile(info)
+    if (info.size > maxBytes) throw new FileTooLargeError(info.size, maxBytes)
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      // The size is a hint (the file may grow while it is read): one read for the whole file, one to see its end.
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size - total, CHUNK_BYTES), maxBytes + 1 - total))
+      const read = readSync(fd, chunk, 0, chunk.length, null)
+      if (read === 0) break
+      chunks.push(chunk.subarray(0, read))
+      total += read
+      if (total > maxBytes) throw new FileTooLargeError(total, maxBytes)
+    }
+    return chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, total)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Throws a {@link NotRegularFileError} unless `info` (from `stat`, symbolic links followed) is a
+ * regular file: for reads that cannot go through {@link readRegularFile} (asynchronous ones).
+ */
+export function checkRegularFile (info: Stats): void {
+  if (!info.isFile()) throw new NotRegularFileError(kindOf(info))
+}
+
+/** A file-system error in words: `file not found`, `permission denied`, `is a named pipe (FIFO), expected a file`. */
+export function describeReadError (error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  if (code === 'ENOENT') return 'file not found'
+  if (code === 'EACCES') return 'permission denied'
+  if (code === 'EISDIR') return 'is a directory, expected a file'
+  return (error as Error).message
+}
+
+function kindOf (info: Stats): string {
+  if (info.isDirectory()) return 'directory'
+  if (info.isFIFO()) return 'named pipe (FIFO)'
+  if (info.isCharacterDevice()) return 'character device'
+  if (info.isBlockDevice()) return 'block device'
+  if (info.isSocket()) return 'socket'
+  return 'special file'
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../../src/base/regular-file.ts'
+import { expectError } from '../helpers/errors.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-regular-file-'))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+describe('readRegularFile', () => {
+  test('reads a regular file whole', () => {
+    const path = join(dir, 'plain.txt')
+    writeFileSync(path, 'x'.repeat(70_000))
+    assert.equal(readRegularFile(path, 70_000).toString('utf8'), 'x'.repeat(70_000))
+  })
+
+  test('refuses a named pipe at once, naming it, instead of waiting for a writer', () => {
+    const pipe = namedPipe(dir, 'pipe')
+    try {
+      expectError(() => readRegularFile(pipe.path, 1024), { type: NotRegularFileError, message: 'is a named pipe (FIFO), expected a file' })
+    } finally {
+      pipe.close()
+    }
+  })
+
+  test('refuses a device that never ends (/dev/zero) without reading it', () => {
+    expectError(() => readRegularFile('/dev/zero', 1024), { type: NotRegularFileError, message: 'is a character device, expected a file' })
+  })
+
+  test('judges what a symbolic link names, not the link', () => {
+    const link = join(dir, 'link-to-zero')
+    symlinkSync('/dev/zero', link)
+    expectError(() => readRegularFile(link, 1024), { type: NotRegularFileError, message: 'is a character device, expected a file' })
+  })
+
+  test('refuses a file over the bound giving its size', () => {
+    const path = join(dir, 'large.txt')
+    writeFileSync(path, 'x'.repeat(1025))
+    expectError(() => readRegularFile(path, 1024), { type: FileTooLargeError, size: 1025, maxBytes: 1024 })
+  })
+})
