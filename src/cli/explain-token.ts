@@ -1,5 +1,6 @@
 import type { AuthConfig } from '../config/auth-config.ts'
 import { decodeSegment } from '../base/jwt-segments.ts'
+import { urlForLog } from '../base/observability/log-safe-url.ts'
 import { USERNAME_CLAIMS } from '../managers/oidc/claims.ts'
 
 /**
@@ -37,7 +38,8 @@ export function explainToken (token: string, config: AuthConfig, now = Date.now(
     lines.push(`  auth.client_id                   ${show(clientId)} (roles are read from resource_access.${clientId ?? '<client_id>'}.roles and roles)`)
     lines.push(`  auth.audience                    ${config.audience === undefined ? 'not set: any aud is accepted' : show(config.audience)}`)
     lines.push(`  auth.issuer                      ${config.issuer === undefined ? 'not set: any iss is accepted' : show(config.issuer)}`)
-    lines.push(`  auth.auth_discovery_url          ${show(config.auth_discovery_url)}`)
+    // Origin and path only: userinfo and query may carry credentials, and this text is for pasting into bug reports.
+    lines.push(`  auth.auth_discovery_url          ${show(config.auth_discovery_url === undefined ? undefined : urlForLog(config.auth_discovery_url))}`)
   }
   const hints = [notJwtHint(token), ...oidcHints(header, payload, config, roleClaims, now)].filter((hint) => hint !== undefined)
   if (hints.length > 0) lines.push('', 'Hints:', ...hints.map((hint) => `  - ${hint}`))

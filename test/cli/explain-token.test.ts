@@ -85,6 +85,13 @@ describe('inspect --explain: the token next to the configuration', () => {
     assert.match(explainToken(`${head}\n${rest}`, oidcConfig(), NOW), /Hints:\n {2}- the token has spaces or line breaks inside it/)
   })
 
+  test('names the discovery URL by origin and path, never its credentials, query or fragment', () => {
+    const config = loadAuthConfig({ auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'https://user:hunter2@idp.example.com/.well-known/openid-configuration?secret=x#frag' } }).auth
+    const text = explainToken(jwt({ exp: NOW / 1000 + 60, sub: 'alice' }), config, NOW)
+    assert.match(text, /auth\.auth_discovery_url +"https:\/\/idp\.example\.com\/\.well-known\/openid-configuration"\n/)
+    for (const secret of ['user:', 'hunter2', 'secret=x', 'frag']) assert.ok(!text.includes(secret), `${secret} appears in: ${text}`)
+  })
+
   test('gives no hint for a token that matches the configuration', () => {
     const text = explainToken(jwt({ sub: 'a', exp: NOW / 1000 + 60, aud: 'feast-api', roles: ['reader'] }), oidcConfig('  audience: feast-api\n'), NOW)
     assert.doesNotMatch(text, /Hints:/)
