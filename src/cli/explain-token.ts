@@ -2,6 +2,7 @@ import type { AuthConfig } from '../config/auth-config.ts'
 import { decodeSegment } from '../base/jwt-segments.ts'
 import { urlForLog } from '../base/observability/log-safe-url.ts'
 import { USERNAME_CLAIMS } from '../managers/oidc/claims.ts'
+import { oneLine } from './terminal-text.ts'
 
 /**
  * What `feast-authz inspect --explain` prints: the token's header and the claims that decide
@@ -43,7 +44,8 @@ export function explainToken (token: string, config: AuthConfig, now = Date.now(
   }
   const hints = [notJwtHint(token), ...oidcHints(header, payload, config, roleClaims, now)].filter((hint) => hint !== undefined)
   if (hints.length > 0) lines.push('', 'Hints:', ...hints.map((hint) => `  - ${hint}`))
-  return `${lines.join('\n')}\n`
+  // Claim names and values are the token's, whoever made it: one line each, and no control characters.
+  return `${lines.map(oneLine).join('\n')}\n`
 }
 
 /** The usual ways a pasted token is not the token itself (the decoding above tolerates some of them; the server does not). */

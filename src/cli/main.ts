@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { didYouMean } from '../base/did-you-mean.ts'
 import { EXIT, type CliCommand, type CliIo } from './io.ts'
+import { terminalSafe } from './terminal-text.ts'
 
 // Loaded on demand so that `feast-authz token` does not pay for the server's imports.
 const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{ run: CliCommand }> }>> = {
@@ -49,11 +50,12 @@ export async function main (argv: readonly string[], io: CliIo): Promise<number>
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
 if (invokedDirectly) {
-  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), env: process.env }
+  // Every byte for the terminal passes here: names and claims in it come from files and tokens others wrote.
+  const io: CliIo = { stdout: (text) => process.stdout.write(terminalSafe(text)), stderr: (text) => process.stderr.write(terminalSafe(text)), env: process.env }
   main(process.argv.slice(2), io).then(
     (code) => { process.exitCode = code },
     (error: unknown) => {
-      process.stderr.write(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
+      io.stderr(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
       process.exitCode = 2
     }
   )

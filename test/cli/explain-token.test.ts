@@ -7,6 +7,7 @@ import { explainToken } from '../../src/cli/explain-token.ts'
 import { loadAuthConfig } from '../../src/config/auth-config.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { terminalControls } from '../helpers/terminal.ts'
 
 const NOW = Date.parse('2026-06-01T12:00:00Z')
 const base64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
@@ -92,6 +93,14 @@ describe('inspect --explain: the token next to the configuration', () => {
     for (const secret of ['user:', 'hunter2', 'secret=x', 'frag']) assert.ok(!text.includes(secret), `${secret} appears in: ${text}`)
   })
 
+  test('shows control characters of claim names and values as \\uXXXX, one line per claim', () => {
+    const hostile = '\u001b]0;owned\u0007\u001b[2J\r\n\u009b31m\u202e'
+    const text = explainToken(jwt({ exp: NOW / 1000 + 60, sub: 'alice', resource_access: { [`app${hostile}`]: { roles: [`r${hostile}`] } } }, { alg: `HS256${hostile}`, kid: 'k' }), oidcConfig(), NOW)
+    assert.deepEqual(terminalControls(text), [])
+    assert.match(text, /^ {2}resource_access\.app\\u001b\]0;owned\\u0007\\u001b\[2J\\u000d\\u000a\\u009b31m\\u202e\.roles +\["r\\u001b/m)
+    assert.match(text, /^ {2}- alg HS256\\u001b\]0;owned.* is refused/m)
+  })
+
   test('gives no hint for a token that matches the configuration', () => {
     const text = explainToken(jwt({ sub: 'a', exp: NOW / 1000 + 60, aud: 'feast-api', roles: ['reader'] }), oidcConfig('  audience: feast-api\n'), NOW)
     assert.doesNotMatch(text, /Hints:/)
@@ -115,6 +124,17 @@ describe('feast-authz inspect prints the explanation', () => {
     assert.equal(code, 1)
     assert.equal(stdout, '')
     assert.match(stderr, /^feast-authz inspect: token rejected: token_expired[^\n]*\n[\s\S]*exp +\S+ \(expired \d+ min ago\)[\s\S]*username +"alice"[\s\S]*case included/m)
+  })
+
+  test('writes claims holding terminal controls as \\uXXXX on stdout and stderr, the principal JSON reading back the same', async () => {
+    const hostile = '\u001b]0;owned\u0007\u009b2J\u202e'
+    const token = await provider.issue({ preferred_username: `alice${hostile}`, roles: [`reader${hostile}`] })
+    const { code, stdout, stderr } = await runCli(['inspect', '--config', config, '--token', token, '--explain'])
+    assert.equal(code, 0, stderr)
+    assert.deepEqual(terminalControls(stdout + stderr), [])
+    assert.match(stderr, /username +"alice\\u001b\]0;owned\\u0007\\u009b2J\\u202e"/)
+    assert.equal(JSON.parse(stdout).username, `alice${hostile}`)
+    assert.deepEqual(JSON.parse(stdout).roles, [`reader${hostile}`])
   })
 
   test('with --explain on success, on stderr, while stdout stays the principal JSON', async () => {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { groupBasedPolicy, permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import { everyKindRegistry, wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { registryBytes, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
+import { terminalControls } from '../helpers/terminal.ts'
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname
 const { dir, cleanup } = tempDir()
@@ -74,6 +75,25 @@ describe('feast-authz registry show', () => {
     assert.deepEqual(json.projects[0]?.permissions[0], {
       name: 'readers', types: ['FeatureView'], name_patterns: ['driver_.*'], required_tags: { team: 'a' }, actions: ['DESCRIBE', 'READ_ONLINE'], policy: { role_based_policy: { roles: ['reader'] } }
     })
+  })
+
+  it('shows terminal controls in names and tags as \\uXXXX, one table row per object, and --json reads back the names', async () => {
+    const hostile = '\u001b]0;owned\u0007\u001b[2J\r\n  FeatureView  forged\u009b31m\u202e'
+    const path = join(dir, 'hostile-names.db')
+    writeFileSync(path, registryBytes({
+      projects: ['demo', `p${hostile}`],
+      featureViews: [{ name: `v${hostile}`, project: `p${hostile}`, tags: { [`k${hostile}`]: `t${hostile}` } }],
+      permissions: { [`p${hostile}`]: [permission({ name: `perm${hostile}`, policy: roleBasedPolicy([`r${hostile}`]) })] }
+    }))
+    const config = store('hostile-names', `project: demo\nregistry: ${path}\n`)
+    const { code, stdout } = await cli('show', '--config', config)
+    assert.equal(code, 0)
+    assert.deepEqual(terminalControls(stdout), [])
+    assert.match(stdout, /^== Project p\\u001b\]0;owned\\u0007\\u001b\[2J\\u000d\\u000a {2}FeatureView {2}forged\\u009b31m\\u202e$/m)
+    assert.deepEqual(stdout.split('\n').filter((line) => /^ {2}FeatureView /.test(line)).length, 1)
+    const json = JSON.parse((await cli('show', '--config', config, '--json')).stdout) as { projects: Array<{ name: string, permissions: Array<{ name: string }> }> }
+    assert.deepEqual(json.projects.map((project) => project.name), ['demo', `p${hostile}`])
+    assert.equal(json.projects[1]?.permissions[0]?.name, `perm${hostile}`)
   })
 
   it('exits 2 and names the registry type when it is not supported', async () => {

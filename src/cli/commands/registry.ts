@@ -8,6 +8,7 @@ import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { oneLine } from '../terminal-text.ts'
 
 const HELP = `usage: feast-authz registry show [--config <feature_store.yaml>] [--project <name>] [--json]
 
@@ -135,7 +136,8 @@ function render (snapshot: RegistrySnapshot, home: string, projects: readonly Re
       ]))))
     }
   }
-  return `${lines.join('\n')}\n`
+  // Names, tags and patterns are the registry's: one line each, whatever they hold.
+  return `${lines.map(oneLine).join('\n')}\n`
 }
 
 function details (resource: RegistryResource): string {
@@ -196,9 +198,11 @@ function tagText (tags: Readonly<Record<string, string>> | undefined): string {
 
 function table (header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   if (rows.length === 0) return ['(none)']
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)))
+  // Escaped before measuring, so that a column holds its width.
+  const shown = rows.map((row) => row.map(oneLine))
+  const widths = header.map((title, i) => Math.max(title.length, ...shown.map((row) => (row[i] ?? '').length)))
   const line = (cells: readonly string[]): string => cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
-  return [line(header), ...rows.map(line)]
+  return [line(header), ...shown.map(line)]
 }
 
 function indent (lines: readonly string[]): string[] {
