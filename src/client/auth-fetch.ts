@@ -1,6 +1,7 @@
 import type { AuthConfig } from '../config/auth-config.ts'
 import { checkOptions, func, listOf, type OptionRules } from '../base/option-rules.ts'
 import { createRetrier, discard, RETRY_OPTION_RULES, type RetryOptions } from './retry.ts'
+import { checkSendableToken } from './sendable-token.ts'
 import { createTokenProvider, TOKEN_PROVIDER_OPTION_RULES, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
 
 /** The `fetch` signature wrapped: the global one, or any compatible implementation. */
@@ -68,6 +69,12 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
   const allowed = options.allowedOrigins === undefined ? undefined : new Set(options.allowedOrigins.map((origin) => new URL(origin).origin))
 
   const retrying = createRetrier(options, options.now ?? Date.now)
+  // A provider given in code is checked too: fetch would put the whole header value, token included, in its error.
+  const sendableToken = async (): Promise<string | undefined> => {
+    const token = await provider.getToken()
+    if (token !== undefined) checkSendableToken(token, 'the token provider')
+    return token
+  }
 
   const authFetch: FetchFunction = async (input, init) => {
     const resendable = replayable(init)
@@ -78,12 +85,12 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
     const send = async (): Promise<Response> => {
       if (provider.type === 'no_auth' || (allowed !== undefined && !allowed.has(originOf(input)))) return await sendWith(undefined)
       // Asked at every attempt: the provider caches, and a token refreshed meanwhile is the one sent.
-      const token = await provider.getToken()
+      const token = await sendableToken()
       const response = await sendWith(token)
       if (token === undefined || response.status !== 401 || replayed || !resendable) return response
       replayed = true
       provider.invalidate(token)
-      const fresh = await provider.getToken()
+      const fresh = await sendableToken()
       if (fresh === undefined || fresh === token) return response
       await discard(response)
       return await sendWith(fresh)

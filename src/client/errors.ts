@@ -9,6 +9,7 @@ export type TokenSourceErrorCode =
   | 'provider_unavailable'
   | 'provider_rejected'
   | 'invalid_provider_response'
+  | 'malformed_token'
 
 /**
  * The client could not obtain a bearer token (the configuration itself was valid).

@@ -7,6 +7,7 @@ import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, func, milliseconds, object, text, type OptionRules } from '../base/option-rules.ts'
 import { TokenSourceError } from './errors.ts'
 import { createIdpTokenSource, idpCredentialsOf, type IdpTokenSource } from './idp-token.ts'
+import { checkSendableToken } from './sendable-token.ts'
 import { validateOidcClient } from './validate.ts'
 
 /** Where a pod's service-account token is mounted. */
@@ -118,7 +119,9 @@ export function createTokenProvider (config: AuthConfig, options: TokenProviderO
 
   const resolve = async (): Promise<ResolvedToken | undefined> => {
     if (config.type === 'no_auth') return undefined
-    return (await intra()) ?? (config.type === 'oidc' ? await resolveOidc(config, idp, env(), saPath) : await resolveKubernetes(config, env(), saPath, tokenFile))
+    const resolved = (await intra()) ?? (config.type === 'oidc' ? await resolveOidc(config, idp, env(), saPath) : await resolveKubernetes(config, env(), saPath, tokenFile))
+    checkSendableToken(resolved.token, sourceDescription(resolved.source, config, saPath))
+    return resolved
   }
 
   return {
@@ -171,6 +174,20 @@ async function resolveKubernetes (
   if (local !== undefined) return { token: local, source: 'LOCAL_K8S_TOKEN' }
   if (unreadable !== undefined) throw unreadable
   throw new TokenSourceError('no_token_source', `no Kubernetes token: set \`user_token\` in the auth section, run in a pod with a service-account token at ${saPath}, or set LOCAL_K8S_TOKEN to the token of a service account on the server's cluster`)
+}
+
+/** Where a token came from, in words, for messages. */
+function sourceDescription (source: TokenSource, config: OidcAuthConfig | KubernetesAuthConfig, saPath: string): string {
+  switch (source) {
+    case 'intra': return 'INTRA_COMMUNICATION_BASE64'
+    case 'token': return 'auth.token'
+    case 'user_token': return 'auth.user_token'
+    case 'token_env_var': return `the variable ${config.type === 'oidc' ? config.token_env_var ?? '' : ''} (auth.token_env_var)`
+    case 'client_secret': return 'the token endpoint'
+    case 'token_path': return `the file ${config.type === 'kubernetes' ? config.token_path ?? '' : ''} (auth.token_path)`
+    case 'service_account_file': return `the service-account token file ${saPath}`
+    case 'SERVICE_OIDC_TOKEN': case 'FEAST_OIDC_TOKEN': case 'LOCAL_K8S_TOKEN': return `the variable ${source}`
+  }
 }
 
 function fromEnv (env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch.ts'
 import { TokenSourceError } from '../../src/client/errors.ts'
+import { loadClientAuthConfig } from '../../src/client/validate.ts'
+import { startScriptedServer } from '../helpers/scripted-server.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
 
 interface Sent { url: string, authorization: string | null, init: RequestInit | undefined, body: string | undefined }
@@ -97,6 +99,59 @@ describe('createAuthFetch', () => {
     const authFetch = createAuthFetch({ type: 'oidc', token_env_var: 'UNSET_VAR', verify_ssl: true, jwks_cache_lifespan_seconds: 300, jwks_request_timeout_seconds: 10, token_refresh_margin_seconds: 30 }, { fetch, env: {} })
     await assert.rejects(authFetch('http://127.0.0.1:1/x'), TokenSourceError)
     assert.equal(sent.length, 0)
+  })
+})
+
+describe('createAuthFetch and redirects', () => {
+  // Node's fetch drops Authorization when a redirect changes the origin (Fetch standard, HTTP-redirect
+  // fetch step 13); the wrapped fetch follows redirects itself, so the token's safety rests on that.
+  for (const status of [302, 307]) {
+    it(`sends no token to the other origin a ${status} leads to`, async () => {
+      const other = await startScriptedServer([{ status: 200 }])
+      const first = await startScriptedServer([{ status, headers: { location: `${other.url}/landed` } }])
+      const authFetch = createAuthFetch(scriptedProvider(['t1']))
+      try {
+        assert.equal((await authFetch(`${first.url}/start`)).status, 200)
+        assert.deepEqual([first.received[0]?.authorization, other.received.length, other.received[0]?.authorization], ['Bearer t1', 1, undefined])
+      } finally {
+        await first.close()
+        await other.close()
+      }
+    })
+  }
+})
+
+describe('createAuthFetch and tokens that cannot go in a header', () => {
+  // fetch refuses such a header in a TypeError whose message is the whole value, token included.
+  const refusal = (from: RegExp) => (error: unknown): boolean => {
+    assert.ok(error instanceof TokenSourceError)
+    assert.equal(error.code, 'malformed_token')
+    assert.match(error.message, from)
+    assert.match(error.message, /character 8 of 19 is a line break \(U\+000A\)/)
+    assert.ok(!error.message.includes('SECRET'), error.message)
+    return true
+  }
+
+  it('refuses a configured token with a line break inside, naming where it came from, and sends nothing', async () => {
+    const server = await startScriptedServer([{ status: 200 }])
+    const authFetch = createAuthFetch(loadClientAuthConfig({ auth: { type: 'oidc', token: 'eyJpart\nSECRET-PART' } }), { env: {} })
+    try {
+      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from auth\.token cannot be sent in an Authorization header/))
+      assert.equal(server.received.length, 0)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('refuses such a token from a provider given in code too', async () => {
+    const server = await startScriptedServer([{ status: 200 }])
+    const authFetch = createAuthFetch(scriptedProvider(['eyJpart\nSECRET-PART']))
+    try {
+      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from the token provider cannot be sent/))
+      assert.equal(server.received.length, 0)
+    } finally {
+      await server.close()
+    }
   })
 })
 

@@ -198,6 +198,21 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.match((await rejection(clientFor(credentials()).getToken())).message, /issued a "DPoP" token, expected Bearer/)
   })
 
+  it('stops reading a token endpoint answer past 256 KiB, as provider_unavailable', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'x'.repeat(300 * 1024), token_type: 'Bearer' } }]
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.code, 'provider_unavailable')
+    assert.match(error.message, /\/token answered more than 262144 bytes$/)
+  })
+
+  it('refuses an access_token with a line break inside, naming the token endpoint, never showing the token', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'eyJpart\r\nSECRET-PART', token_type: 'Bearer', expires_in: 60 } }]
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.code, 'malformed_token')
+    assert.match(error.message, /^the token from the token endpoint cannot be sent in an Authorization header: its character 8 of 20 is a line break \(U\+000D\)/)
+    assert.ok(!error.message.includes('SECRET'), error.message)
+  })
+
   it('removes the secret from an error description that echoes it', async () => {
     stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
     const error = await rejection(clientFor(credentials()).getToken())
