@@ -74,6 +74,7 @@ type Authz =
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/
 const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', 'verifySSL', 'caCertConfigMap', 'jwksCacheLifespanSeconds', 'jwksRequestTimeoutSeconds']
 
 /**
@@ -304,8 +305,13 @@ function renderOidc (
   if (oidc.caCertConfigMap !== undefined) {
     const configMap = mapping(oidc.caCertConfigMap, at('caCertConfigMap'), fail)
     onlyFields(configMap, ['name', 'key'], at('caCertConfigMap'), fail)
-    if (typeof configMap.name !== 'string' || configMap.name === '') fail(at('caCertConfigMap', 'name'), `expected a ConfigMap name, got ${describeValue(configMap.name)}`)
-    if (configMap.key !== undefined && (typeof configMap.key !== 'string' || configMap.key.trim() === '')) fail(at('caCertConfigMap', 'key'), `expected a ConfigMap key, got ${describeValue(configMap.key)}`)
+    // As Kubernetes names them (it refuses a pod mounting anything else): the names also reach the warning below, one line on a terminal.
+    if (typeof configMap.name !== 'string' || !DNS_SUBDOMAIN.test(configMap.name) || configMap.name.length > 253) {
+      fail(at('caCertConfigMap', 'name'), `expected a ConfigMap name (a lower-case DNS name), got ${describeValue(configMap.name)}`)
+    }
+    if (configMap.key !== undefined && (typeof configMap.key !== 'string' || !CONFIG_MAP_KEY.test(configMap.key) || configMap.key.length > 253 || /^\.\.?$/.test(configMap.key))) {
+      fail(at('caCertConfigMap', 'key'), `expected a ConfigMap key (letters, digits, -, _ and .), got ${describeValue(configMap.key)}`)
+    }
     server.ca_cert_path = OIDC_CA_CERT_PATH
     warnings.push(`ca_cert_path is ${OIDC_CA_CERT_PATH}: mount key "${(configMap.key as string | undefined) ?? 'ca-bundle.crt'}" of ConfigMap "${configMap.name as string}" there in every server pod`)
   }

@@ -118,6 +118,14 @@ describe('operator render: feature_store_yaml_base64', () => {
     assert.deepEqual(decoded, { project: 'driver_ranking', auth: rendered.server })
   })
 
+  it('keeps Secret values holding YAML syntax and line breaks as values: none becomes a key or another document', () => {
+    const hostile = 'x\n  type: no_auth\n---\nkind: ClusterRoleBinding\n# " \' &a *a !!js/function {y: [z]} ? - : end'
+    const values = { auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration', client_id: hostile, client_secret: hostile, audience: hostile, issuer: hostile, username: hostile, password: hostile }
+    const rendered = renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ stringData: values }) })
+    const decoded = parse(Buffer.from(rendered.feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
+    assert.deepEqual(decoded, { project: 'demo_project', auth: { type: 'oidc', ...values } })
+  })
+
   it('completes a base feature_store.yaml, replacing its project and auth', () => {
     const rendered = renderFeatureStore(store(undefined), { base: { project: 'old', registry: { path: 'data/registry.db' }, auth: { type: 'no_auth' } } })
     const decoded = parse(Buffer.from(rendered.feature_store_yaml_base64, 'base64').toString('utf8')) as Record<string, unknown>
@@ -259,7 +267,13 @@ describe('operator render: invalid resources', () => {
   })
 
   it('refuses a caCertConfigMap key that is not a non-empty string, instead of mounting the default key', () => {
-    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 5 } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key, got 5/)
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 5 } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key \(letters, digits, -, _ and \.\), got 5/)
+  })
+
+  it('refuses a caCertConfigMap name or key Kubernetes would refuse, rather than echo it into a warning', () => {
+    const options = { secrets: secret(OIDC_SECRET) }
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca\nfeast-authz operator render: warning: all clear' } } }), options, /spec\.authz\.oidc\.caCertConfigMap\.name: expected a ConfigMap name \(a lower-case DNS name\), got "idp-ca\\nfeast-authz/)
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 'ca.crt\u001b[2J' } } }), options, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key \(letters, digits, -, _ and \.\), got "ca\.crt\\u001b\[2J"/)
   })
 
   it('refuses a listed role named like the store\'s own Role, which would replace the service\'s rules', () => {
