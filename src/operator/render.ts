@@ -1,6 +1,6 @@
 import { OptionError } from '../base/errors.ts'
 import { boolean, checkOptions, listOf, object, required, secret, text, type OptionRules } from '../base/option-rules.ts'
-import { stringify } from 'yaml'
+import { yamlText } from './yaml-text.ts'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
@@ -164,7 +164,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   return {
     server,
     client,
-    feature_store_yaml_base64: Buffer.from(stringify(whole), 'utf8').toString('base64'),
+    feature_store_yaml_base64: Buffer.from(yamlText(whole), 'utf8').toString('base64'),
     rbac,
     clientPod,
     warnings

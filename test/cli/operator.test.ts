@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { parseAllDocuments } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
+import { terminalControls } from '../helpers/terminal.ts'
 import { runCli, type CliRun } from '../helpers/cli.ts'
 
 const cli = (args: string[]): Promise<CliRun> => runCli(['operator', ...args])
@@ -70,6 +71,24 @@ describe('feast-authz operator render', () => {
     assert.equal(run.code, 2)
     assert.equal(run.stdout, '')
     assert.match(run.stderr, /spec\.authz: set exactly one of kubernetes, oidc or noAuth/)
+  })
+
+  it('writes a Secret value holding controls, separators and bidi marks so that it reads back the same, with nothing raw for the terminal', async () => {
+    // ESC, a C1 CSI, a line separator (a line break to kubectl's libyaml and Feast's PyYAML), a right-to-left override.
+    const value = 'se\u001b[2Jcr\u009bet\u2028two\u202eeno'
+    const path = join(dir, 'odd-secret.yaml')
+    writeFileSync(path, [
+      'apiVersion: v1', 'kind: Secret', 'metadata: { name: oidc-secret, namespace: feast }',
+      `data: { auth_discovery_url: ${Buffer.from('https://idp.example.com/.well-known/openid-configuration').toString('base64')}, client_id: ZmVhc3Q=, client_secret: ${Buffer.from(value).toString('base64')} }`
+    ].join('\n'))
+    const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', path])
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(terminalControls(run.stdout), [])
+    assert.doesNotMatch(run.stdout, /[\u2028\u2029]/)
+    const section = run.stdout.slice(run.stdout.indexOf('auth:'), run.stdout.indexOf('\n\n'))
+    assert.equal((parse(section) as { auth: { client_secret: string } }).auth.client_secret, value)
+    const base64 = run.stdout.split('\n')[run.stdout.split('\n').indexOf('# feature_store_yaml_base64: the whole server feature_store.yaml, base64') + 1] ?? ''
+    assert.equal((parse(Buffer.from(base64, 'base64').toString('utf8')) as { auth: { client_secret: string } }).auth.client_secret, value)
   })
 
   it('exits 2 when the Secret named by secretRef is not given', async () => {

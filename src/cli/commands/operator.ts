@@ -1,8 +1,9 @@
-import { LineCounter, parseAllDocuments, stringify } from 'yaml'
+import { LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { readTextFile } from '../../config/read-text-file.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
+import { yamlText } from '../../operator/yaml-text.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
@@ -59,19 +60,19 @@ export const run: CliCommand = async (argv, io) => {
   }
   io.stdout([
     '# Server feature_store.yaml, auth section (carries the credentials of the Secret)',
-    stringify({ auth: server }).trimEnd(),
+    yamlText({ auth: server }).trimEnd(),
     '',
     '# Client feature_store.yaml, auth section',
-    stringify({ auth: client }).trimEnd(),
+    yamlText({ auth: client }).trimEnd(),
     '',
     '# feature_store_yaml_base64: the whole server feature_store.yaml, base64',
     base64,
     '',
     ...(clientPod.volumes.length === 0
       ? []
-      : ['# Client pod spec: the projected, audience-bound token the client section reads', stringify(clientPod).trimEnd(), '']),
+      : ['# Client pod spec: the projected, audience-bound token the client section reads', yamlText(clientPod).trimEnd(), '']),
     `# RBAC objects (${rbac.length === 0 ? 'none needed' : 'kubectl apply -f'})`,
-    ...rbac.map((object) => `---\n${stringify(object).trimEnd()}`),
+    ...rbac.map((object) => `---\n${yamlText(object).trimEnd()}`),
     ''
   ].join('\n'))
   return EXIT.ok
