@@ -68,7 +68,7 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   if (!credentials.verify_ssl) {
     options.logger?.warn({ discovery: urlForLog(credentials.auth_discovery_url) }, 'verify_ssl is false: TLS certificates of the identity provider are NOT verified (development only)')
   }
-  const secrets = [credentials.client_secret, credentials.password].filter((value): value is string => value !== undefined && value !== '')
+  const secrets = spellingsOf([credentials.client_secret, credentials.password].filter((value): value is string => value !== undefined && value !== ''))
   let tokenEndpoint: string | undefined
   let cached: { token: string, expiresAt: number } | undefined
   let pending: Promise<string> | undefined
@@ -104,7 +104,8 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     const response = await call(() => httpPostForm(endpoint, form, { agents, signal: AbortSignal.timeout(timeoutMs) }))
     const body = parseJson(response.body) as Record<string, unknown> | undefined
     if (response.status !== 200) {
-      const oauthError = typeof body?.error === 'string' ? scrub(body.error, secrets) : undefined
+      // RFC 6749 error codes are short words; anything longer is the provider's text, cut like the description.
+      const oauthError = typeof body?.error === 'string' ? scrub(body.error, secrets).slice(0, MAX_OAUTH_ERROR_LENGTH) : undefined
       const description = typeof body?.error_description === 'string' ? `: ${scrub(body.error_description, secrets).slice(0, 200)}` : ''
       // 5xx: the provider is in trouble, not our credentials.
       throw new TokenSourceError(
@@ -180,6 +181,23 @@ function parseJson (body: Buffer): unknown {
   } catch {
     return undefined
   }
+}
+
+const MAX_OAUTH_ERROR_LENGTH = 100
+
+/**
+ * The secrets as a provider may echo them: as sent in the form body (form-encoded, spaces as
+ * `+`), percent-encoded, and as given. Longest first, so that a spelling inside another is
+ * never left half replaced.
+ */
+function spellingsOf (secrets: readonly string[]): string[] {
+  const spellings = new Set<string>()
+  for (const secret of secrets) {
+    spellings.add(secret)
+    spellings.add(encodeURIComponent(secret))
+    spellings.add(new URLSearchParams({ s: secret }).toString().slice(2))
+  }
+  return [...spellings].sort((a, b) => b.length - a.length)
 }
 
 // A provider may echo what it received; never let a secret through into a message.

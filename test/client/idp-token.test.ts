@@ -213,6 +213,21 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.ok(!error.message.includes('SECRET'), error.message)
   })
 
+  it('removes the secret from an error description that echoes it form-encoded or percent-encoded', async () => {
+    const secret = 'p@ss word/+&='
+    const form = new URLSearchParams({ s: secret }).toString().slice(2)
+    stub.replies = [{ status: 401, body: { error: `invalid_client ${encodeURIComponent(secret)}`, error_description: `got client_secret=${form}` } }]
+    const error = await rejection(clientFor({ ...credentials(), client_secret: secret }).getToken())
+    assert.match(error.message, /answered HTTP 401 invalid_client \[redacted\]: got client_secret=\[redacted\]$/)
+  })
+
+  it('cuts an OAuth error code longer than any RFC 6749 code to 100 characters', async () => {
+    stub.replies = [{ status: 400, body: { error: 'x'.repeat(5000) } }]
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.oauthError, 'x'.repeat(100))
+    assert.ok(error.message.length < 300, error.message)
+  })
+
   it('removes the secret from an error description that echoes it', async () => {
     stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
     const error = await rejection(clientFor(credentials()).getToken())
