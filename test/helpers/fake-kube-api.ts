@@ -101,6 +101,12 @@
  * Discovery is open to authenticated users and `/version` to anyone, as the bootstrap roles
  * `system:discovery` and `system:public-info-viewer` make it (not RBAC objects of the double).
  *
+ * Lies, opt-in per test ({@link FakeLie} through {@link FakeKubeApi.setFault},
+ * {@link FakeKubeApi.injectWatch}, {@link FakeKubeApi.floodWatch}): answers no real server gives
+ * (a rewritten TokenReview or list, a body of many megabytes or one that never ends, a redirect,
+ * continue tokens without end, watch lines that are not events), for tests of a client facing a
+ * broken server or something in the middle. Without them the double refuses and answers as above.
+ *
  * Not emulated (a test needing one must add it, not assume it): OpenAPI, server-side apply, YAML
  * and protobuf bodies (but the one SelfSubjectAccessReview) and Accept negotiation (always JSON;
  * no server-side Tables), other resources than these (no Secrets, no Pods, no TokenRequest: a
@@ -230,9 +236,33 @@ export type FakeVerb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' 
  * answer with `Retry-After`), a delay before the real answer, a reset
  * connection; on watch requests only, `gone` (HTTP 410), `stall` (200 and then silence: no event,
  * no bookmark, never closed), `hang` (no response at all) or `flap` (200 and an immediate end,
- * every time).
+ * every time). The others are {@link FakeLie}s.
  */
-export type FakeFault = { readonly status: number } | { readonly delayMs: number } | 'reset' | 'gone' | 'stall' | 'hang' | 'flap'
+export type FakeFault = { readonly status: number } | { readonly delayMs: number } | 'reset' | 'gone' | 'stall' | 'hang' | 'flap' | FakeLie
+
+/**
+ * An answer a real API server never gives, for tests of a client facing a broken server, a buggy
+ * proxy or aggregated API (opt-in, per test: without it the double stays as strict as a real one).
+ * On TokenReviews, lists and GETs (never watches; see {@link FakeKubeApi.injectWatch}), after the
+ * real handler has answered:
+ * - `rewrite`: the successful (2xx) JSON answer is replaced by what the function returns (a string
+ *   is sent as the body as it is, e.g. invalid JSON), status and headers kept;
+ * - `padding`: the successful answer gets a first field `padding` of that many bytes (valid JSON,
+ *   a body of many megabytes), streamed with backpressure while the client keeps reading;
+ * - `dripMs`: the successful answer is sent one byte every `dripMs`, then spaces (which JSON
+ *   allows after a document) for ever: a body that never ends;
+ * - `redirect`: a 307 to that URL instead of any answer, as a misbehaving proxy could send;
+ * - `endlessContinue` (lists only): every page is the first page, with a continue token that is
+ *   the same for ever (`same`) or new each time (`new`).
+ */
+export type FakeLie =
+  | { readonly rewrite: (answer: Record<string, unknown>, query: URLSearchParams) => unknown }
+  | { readonly padding: number }
+  | { readonly dripMs: number }
+  | { readonly redirect: string }
+  | { readonly endlessContinue: 'same' | 'new' }
+/** The lies told by changing a real answer. */
+type AnswerLie = Extract<FakeLie, { rewrite: unknown } | { padding: number } | { dripMs: number }>
 
 export interface FakeKubeApiCalls {
   tokenReviews: number
@@ -250,11 +280,13 @@ export interface FakeKubeApiCalls {
   forbidden: number
   /** TLS connections the server accepted. */
   tlsHandshakes: number
+  /** Bytes of padding written so far (lie `padding`): how much of a huge answer the client read. */
+  paddingBytesSent: number
 }
 
 type Kind = FakeKind
 const CALL_COUNTERS: ReadonlyArray<keyof FakeKubeApiCalls> = [
-  'tokenReviews', 'roleBindingLists', 'roleBindingWatches', 'roleLists', 'roleWatches', 'gets', 'discovery', 'unauthorized', 'forbidden', 'tlsHandshakes'
+  'tokenReviews', 'roleBindingLists', 'roleBindingWatches', 'roleLists', 'roleWatches', 'gets', 'discovery', 'unauthorized', 'forbidden', 'tlsHandshakes', 'paddingBytesSent'
 ]
 
 export interface FakeKubeApi {
@@ -316,6 +348,18 @@ export interface FakeKubeApi {
   grant (verb: FakeVerb, resource: FakeResource, namespace?: string): void
   /** Sets (or clears, with `undefined`) a fault for one endpoint or all. */
   setFault (endpoint: FakeEndpoint, fault: FakeFault | undefined): void
+  /**
+   * Writes `text` as it is (no newline added) into every open watch of `kind`: a line that is not
+   * JSON, an event of another kind or namespace, a BOOKMARK without a version... what a real server
+   * never sends. Returns how many watches it was written to.
+   */
+  injectWatch (kind: Kind, text: string): number
+  /**
+   * Writes one line of `bytes` bytes with no newline into every open watch of `kind`, a MiB at a
+   * time with backpressure, for as long as the watch stays open. Resolves with the bytes written
+   * to the watch that took the most (less than `bytes` when the client hung up first).
+   */
+  floodWatch (kind: Kind, bytes: number): Promise<number>
   /** Open watch streams right now (of one kind, or all). */
   openWatches (kind?: Kind): number
   /** Query parameters of the last watch request (`resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`...). */
@@ -612,6 +656,7 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
   let resourceVersion = 1000
   let compactedBefore = 0
   const watchers = new Set<Watcher>()
+  let endlessPages = 0
   const faults = new Map<FakeEndpoint, FakeFault>()
   const calls = Object.fromEntries(CALL_COUNTERS.map((name) => [name, 0])) as unknown as FakeKubeApiCalls
   const sockets = new Set<Socket>()
@@ -729,6 +774,12 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     if (fault === 'reset') { req.socket.destroy(); return }
     if (fault !== undefined && typeof fault === 'object' && 'delayMs' in fault) await delay(fault.delayMs)
     if (res.destroyed) return
+    if (fault !== undefined && typeof fault === 'object' && 'redirect' in fault) {
+      res.writeHead(307, { location: fault.redirect, 'content-length': 0 })
+      res.end()
+      return
+    }
+    if (fault !== undefined && typeof fault === 'object' && !isWatch && ('rewrite' in fault || 'padding' in fault || 'dripMs' in fault)) alterAnswer(res, fault, requestUrl.searchParams)
     if (fault !== undefined && typeof fault === 'object' && 'status' in fault) {
       injectedStatus(res, fault.status, verb, endpoint, namespace, byName)
       return
@@ -765,7 +816,58 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
       watch(req, res, endpoint, namespace, requestUrl.searchParams, selector)
       return
     }
-    await list(res, endpoint, namespace, requestUrl.searchParams, selector)
+    await list(res, endpoint, namespace, requestUrl.searchParams, selector, fault !== undefined && typeof fault === 'object' && 'endlessContinue' in fault ? fault.endlessContinue : undefined)
+  }
+
+  /**
+   * Makes the successful answer `res` is about to get into the lie `fault` tells (see
+   * {@link FakeLie}): the real handler answers through `writeHead` and `end`, caught here.
+   */
+  function alterAnswer (res: ServerResponse, fault: AnswerLie, query: URLSearchParams): void {
+    type Headers = Record<string, string | number>
+    const writeHead = res.writeHead.bind(res) as (code: number, headers: Headers) => ServerResponse
+    const end = res.end.bind(res) as (text?: string) => ServerResponse
+    let code = 200
+    let headers: Headers = {}
+    res.writeHead = ((statusCode: number, given?: Headers) => { code = statusCode; headers = given ?? {}; return res }) as unknown as typeof res.writeHead
+    res.end = ((text?: string) => {
+      res.writeHead = writeHead as unknown as typeof res.writeHead
+      res.end = end as unknown as typeof res.end
+      if (code < 200 || code > 299 || typeof text !== 'string') { writeHead(code, headers); return end(text) }
+      if ('rewrite' in fault) {
+        const replaced = fault.rewrite(JSON.parse(text) as Record<string, unknown>, query)
+        const body = typeof replaced === 'string' ? replaced : JSON.stringify(replaced)
+        writeHead(code, { ...headers, 'content-length': Buffer.byteLength(body) })
+        return end(body)
+      }
+      const { 'content-length': _length, ...rest } = headers
+      writeHead(code, { ...rest, 'transfer-encoding': 'chunked' })
+      if ('padding' in fault) void writePadded(res, text, fault.padding)
+      else dripForever(res, text, fault.dripMs)
+      return res
+    }) as unknown as typeof res.end
+  }
+
+  /** `text` (a JSON object) with a first field `padding` of `bytes` bytes, streamed while the client reads. */
+  async function writePadded (res: ServerResponse, text: string, bytes: number): Promise<void> {
+    const chunk = 'x'.repeat(Math.min(bytes, 1024 * 1024))
+    if (!res.write('{"padding":"')) await drained(res)
+    for (let written = 0; written < bytes && !res.destroyed; written += chunk.length) {
+      const part = chunk.slice(0, bytes - written)
+      calls.paddingBytesSent += part.length
+      if (!res.write(part)) await drained(res)
+    }
+    if (!res.destroyed) res.end(`",${text.slice(1)}`)
+  }
+
+  /** `text` one byte every `ms`, then spaces for ever, until the client hangs up. */
+  function dripForever (res: ServerResponse, text: string, ms: number): void {
+    let at = 0
+    const timer = setInterval(() => {
+      if (res.destroyed) { clearInterval(timer); return }
+      res.write(at < text.length ? text[at++]! : ' ')
+    }, ms)
+    res.on('close', () => { clearInterval(timer) })
   }
 
   /**
@@ -951,14 +1053,15 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
    * server waits for up to 3 s (then 504, as the watch cache's blockTimeout). Pages hold `limit`
    * items in key order and a continue token that reads the rest at the first page's version.
    */
-  async function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams, selector: Selector): Promise<void> {
+  async function list (res: ServerResponse, kind: Kind, namespace: string, params: URLSearchParams, selector: Selector, endless?: 'same' | 'new'): Promise<void> {
     const limit = queryInt(params, 'limit')
     if (typeof limit === 'string') { status(res, 400, 'BadRequest', limit); return }
     const invalid = listOptionErrors(params)
     if (invalid.length > 0) { listOptionsInvalid(res, invalid); return }
     const requested = params.get('resourceVersion') ?? ''
     const match = params.get('resourceVersionMatch') ?? ''
-    const token = params.get('continue') ?? ''
+    // The lie of `endlessContinue`: any token reads as none, and every page says there is more.
+    const token = endless === undefined ? params.get('continue') ?? '' : ''
     let at = resourceVersion
     let startKey = ''
     if (token !== '') {
@@ -991,7 +1094,9 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     const inRange = stateAt(kind, namespace, at).filter((object) => object.metadata.name >= startKey && selector.matches(object))
     const page = limit > 0 ? inRange.slice(0, limit) : inRange
     const metadata: Record<string, unknown> = { resourceVersion: String(at) }
-    if (page.length < inRange.length) {
+    if (endless !== undefined) {
+      metadata.continue = encodeContinue(at, endless === 'same' ? 'endless' : `endless-${++endlessPages}`)
+    } else if (page.length < inRange.length) {
       metadata.continue = encodeContinue(at, `${page[page.length - 1]!.metadata.name}\u0000`)
       // storage.PrepareContinueToken: no count under a selector, as etcd's count includes what it filters out.
       if (selector.empty) metadata.remainingItemCount = inRange.length - page.length
@@ -1512,6 +1617,25 @@ export async function startFakeKubeApi (options: FakeKubeApiOptions = {}): Promi
     setFault (endpoint, fault) {
       if (fault === undefined) faults.delete(endpoint)
       else faults.set(endpoint, fault)
+    },
+    injectWatch (kind, text) {
+      const open = [...watchers].filter((watcher) => watcher.kind === kind && !watcher.res.writableEnded && !watcher.res.destroyed)
+      for (const watcher of open) watcher.res.write(text)
+      return open.length
+    },
+    async floodWatch (kind, bytes) {
+      const chunk = 'x'.repeat(1024 * 1024)
+      const flood = async (res: ServerResponse): Promise<number> => {
+        let written = 0
+        while (written < bytes && !res.destroyed && !res.writableEnded) {
+          const part = chunk.slice(0, bytes - written)
+          written += part.length
+          if (!res.write(part)) await drained(res)
+        }
+        return written
+      }
+      const sizes = await Promise.all([...watchers].filter((watcher) => watcher.kind === kind).map(async (watcher) => await flood(watcher.res)))
+      return Math.max(0, ...sizes)
     },
     openWatches: (kind) => [...watchers].filter((watcher) => kind === undefined || watcher.kind === kind).length,
     lastWatchQuery: (kind) => lastWatchQueries.get(kind ?? 'any'),
@@ -2151,6 +2275,15 @@ async function readBody (req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks)
+}
+
+/** Resolves when `res` can take more (`drain`) or will never (closed). */
+async function drained (res: ServerResponse): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const done = (): void => { res.off('drain', done); res.off('close', done); resolve() }
+    res.on('drain', done)
+    res.on('close', done)
+  })
 }
 
 async function delay (ms: number): Promise<void> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import https from 'node:https'
-import { after, before, describe, test } from 'node:test'
+import { after, afterEach, before, describe, test } from 'node:test'
 import { request } from '../../helpers/fake-kube-request.ts'
+import { eventually } from '../../helpers/eventually.ts'
 import { API_SERVER_AUDIENCE, FakeInvalidError, feastRole, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 
 /** The first `count` lines of a watch stream, then the stream is closed. */
@@ -25,6 +26,21 @@ async function watchLines (api: FakeKubeApi, path: string, count: number, waitMs
       res.on('end', finish)
     })
     req.on('error', (error) => { if (lines.length < count) reject(error) })
+  })
+}
+
+/** The text of a watch stream until its first newline, then the stream is closed. */
+async function watchRawText (api: FakeKubeApi, path: string): Promise<string> {
+  return await new Promise((resolve, reject) => {
+    const req = https.get(`${api.url}${path}`, { ca: api.caPem, headers: { authorization: `Bearer ${api.serviceToken}` } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        text += chunk
+        if (text.includes('\n')) { req.destroy(); resolve(text) }
+      })
+    })
+    req.on('error', (error) => { reject(error) })
   })
 }
 
@@ -612,6 +628,88 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.ok(Date.now() - startedAt >= 2900, 'after the watch cache\'s 3 s wait')
       assert.match(body.message, /^Too large resource version: /)
       assert.deepEqual(body.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }])
+    })
+  })
+
+  describe('lies a test asks for (opt-in, per test)', () => {
+    afterEach(() => {
+      api.setFault('tokenreviews', undefined)
+      api.setFault('rolebindings', undefined)
+    })
+    const RAW_TOKEN = 'lie-token'
+    before(() => { api.addToken(RAW_TOKEN, serviceAccountIdentity('apps', 'lie')) })
+
+    test('rewrite replaces a successful answer, and leaves a refusal as the server gave it', async () => {
+      api.setFault('tokenreviews', { rewrite: (answer) => ({ ...answer, status: { authenticated: 'yes' } }) })
+      const rewritten = await request(api, TOKEN_REVIEWS, review(RAW_TOKEN))
+      assert.equal(rewritten.status, 201)
+      assert.deepEqual(rewritten.body.status, { authenticated: 'yes' })
+      assert.equal(rewritten.body.spec.token, RAW_TOKEN, 'the rest of the real answer')
+      assert.equal((await request(api, TOKEN_REVIEWS, review(''))).status, 400, 'a refusal is not rewritten')
+    })
+
+    test('padding makes the answer many megabytes of valid JSON', async () => {
+      api.setFault('rolebindings', { padding: 3 * 1024 * 1024 })
+      const { status, body } = await request(api, BINDINGS)
+      assert.equal(status, 200)
+      assert.equal(body.padding.length, 3 * 1024 * 1024)
+      assert.equal(body.kind, 'RoleBindingList')
+    })
+
+    test('dripMs sends the answer a byte at a time and then never ends it', async () => {
+      api.setFault('tokenreviews', { dripMs: 1 })
+      const received = await new Promise<string>((resolve, reject) => {
+        const req = https.request(`${api.url}${TOKEN_REVIEWS}`, { method: 'POST', ca: api.caPem, headers: { authorization: `Bearer ${api.serviceToken}`, 'content-type': 'application/json' } }, (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => { text += chunk })
+          res.on('end', () => { reject(new Error('the answer ended')) })
+          setTimeout(() => { req.destroy(); resolve(text) }, 1500)
+        })
+        req.on('error', () => {})
+        req.end(JSON.stringify(review(RAW_TOKEN)))
+      })
+      assert.ok(received.startsWith('{"kind":"TokenReview"'), received.slice(0, 40))
+    })
+
+    test('redirect answers 307 to the URL given', async () => {
+      api.setFault('tokenreviews', { redirect: 'https://elsewhere.example/tokenreviews' })
+      const { status, headers } = await request(api, TOKEN_REVIEWS, review(RAW_TOKEN))
+      assert.equal(status, 307)
+      assert.equal(headers.location, 'https://elsewhere.example/tokenreviews')
+    })
+
+    test('endlessContinue serves the first page for ever, with the same token or a new one each time', async () => {
+      api.putRoleBinding(roleBinding('feast', 'endless-a', 'reader', [{ kind: 'User', name: 'a' }]))
+      api.setFault('rolebindings', { endlessContinue: 'same' })
+      const first = await request(api, `${BINDINGS}?limit=1`)
+      const again = await request(api, `${BINDINGS}?limit=1&continue=${first.body.metadata.continue as string}`)
+      assert.deepEqual(again.body.items.map((item: any) => item.metadata.name), first.body.items.map((item: any) => item.metadata.name))
+      assert.equal(again.body.metadata.continue, first.body.metadata.continue)
+      api.setFault('rolebindings', { endlessContinue: 'new' })
+      const fresh = await request(api, `${BINDINGS}?limit=1&continue=${first.body.metadata.continue as string}`)
+      const fresher = await request(api, `${BINDINGS}?limit=1&continue=${fresh.body.metadata.continue as string}`)
+      assert.notEqual(fresher.body.metadata.continue, fresh.body.metadata.continue)
+    })
+
+    test('injectWatch writes raw text into the open watches of one kind only', async () => {
+      const lines = watchRawText(api, `${BINDINGS}?watch=true&resourceVersion=${(await request(api, BINDINGS)).body.metadata.resourceVersion as string}`)
+      await eventually(() => api.openWatches('rolebindings') === 1, 'the watch to open')
+      assert.equal(api.injectWatch('roles', 'not for bindings\n'), 0)
+      assert.equal(api.injectWatch('rolebindings', 'not json\n'), 1)
+      assert.equal(await lines, 'not json\n')
+    })
+
+    test('floodWatch writes a line without end until the client hangs up', async () => {
+      const rv = (await request(api, BINDINGS)).body.metadata.resourceVersion as string
+      const req = https.get(`${api.url}${BINDINGS}?watch=true&resourceVersion=${rv}`, { ca: api.caPem, headers: { authorization: `Bearer ${api.serviceToken}` } }, (res) => {
+        let size = 0
+        res.on('data', (chunk: Buffer) => { size += chunk.length; if (size > 2 * 1024 * 1024) req.destroy() })
+      })
+      req.on('error', () => {})
+      await eventually(() => api.openWatches('rolebindings') === 1, 'the watch to open')
+      const written = await api.floodWatch('rolebindings', 64 * 1024 * 1024)
+      assert.ok(written >= 2 * 1024 * 1024 && written < 64 * 1024 * 1024, `${written} bytes written`)
     })
   })
 })
