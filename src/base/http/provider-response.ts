@@ -1,6 +1,7 @@
 import type http from 'node:http'
 import { FeastAuthzError } from '../errors.ts'
 import { tlsFailureOf } from './tls-failure.ts'
+import { BodyTooLarge, readBoundedBody } from './bounded-body.ts'
 
 /** A whole answer of the identity provider: status and body bytes. */
 export interface HttpResponse {
@@ -33,19 +34,10 @@ export function collectResponse (
   reject: (error: Error) => void
 ): void {
   request.on('response', (response: http.IncomingMessage) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBytes) {
-        response.destroy()
-        reject(new ProviderRequestError(`${where} answered more than ${maxBytes} bytes`))
-        return
-      }
-      chunks.push(chunk)
-    })
-    response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }))
-    response.on('error', (error) => reject(describeRequestError(error, where)))
+    readBoundedBody(response, maxBytes).then(
+      (body) => { resolve({ status: response.statusCode ?? 0, body }) },
+      (error: Error) => { reject(error instanceof BodyTooLarge ? new ProviderRequestError(`${where} answered more than ${maxBytes} bytes`) : describeRequestError(error, where)) }
+    )
   })
   request.on('error', (error) => reject(describeRequestError(error, where)))
 }
