@@ -1,5 +1,6 @@
 import { kubernetesClient } from './client-library.ts'
 import { describeCaller } from './api-caller.ts'
+import { UnusableAnswer } from './api-request.ts'
 import type { ClusterConnection } from './cluster-connection.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
@@ -150,6 +151,8 @@ export function createOutOfTimeReporter (
 /** A short, secret-free description of a client-node failure. */
 export function describeFailure (error: unknown): Failure {
   if (error instanceof kubernetesClient().ApiException) return httpFailure(error.code)
+  // Its message names what is wrong and where, never a value: made to be logged.
+  if (error instanceof UnusableAnswer) return { status: undefined, text: error.message, kind: 'other' }
   if (error instanceof Error) {
     if (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { type?: unknown }).type === 'request-timeout') return { status: undefined, text: 'timed out', kind: 'timeout' }
     const code = (error as NodeJS.ErrnoException).code

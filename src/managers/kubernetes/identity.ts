@@ -22,6 +22,20 @@ export function namespacesOf (username: string, groups: readonly string[]): stri
   return [...namespaces]
 }
 
+/**
+ * Why `groups` cannot belong to the service account `username` names, or undefined when they
+ * can (or `username` names no service account). kube-apiserver gives a service account's tokens
+ * the groups `system:serviceaccounts` and `system:serviceaccounts:<its namespace>` (kubernetes
+ * pkg/serviceaccount MakeGroupNames), never the group of another namespace: an answer that does
+ * would give the token that namespace (and its group's bindings) on nobody's word.
+ */
+export function serviceAccountGroupConflict (username: string, groups: readonly string[]): string | undefined {
+  const account = serviceAccountOf(username)
+  if (account === undefined) return undefined
+  const other = groups.some((group) => group.startsWith(SA_GROUP_PREFIX) && group !== `${SA_GROUP_PREFIX}${account.namespace}`)
+  return other ? 'the groups of a service account name the service-account group of another namespace' : undefined
+}
+
 /** `system:serviceaccount:<ns>:<name>` → `{ namespace, name }`; anything else → undefined. */
 export function serviceAccountOf (username: string): { namespace: string, name: string } | undefined {
   if (!username.startsWith(SA_USER_PREFIX)) return undefined
