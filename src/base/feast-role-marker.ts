@@ -27,7 +27,7 @@ export function feastRoleMarker (role: string): FeastRoleMarker {
 /** Whether `rules` (a Role's) hold the marker rule of Feast role `role`, exactly. */
 export function hasFeastRoleMarker (
   role: string,
-  rules: ReadonlyArray<{ apiGroups?: string[], resources?: string[], resourceNames?: string[], verbs?: string[] }> | undefined
+  rules: ReadonlyArray<{ readonly [field in keyof FeastRoleMarker]?: readonly string[] | undefined }> | undefined
 ): boolean {
   return (rules ?? []).some((rule) => (rule.apiGroups ?? []).includes(MARKER_API_GROUP) &&
     (rule.resources ?? []).includes(MARKER_RESOURCE) &&

@@ -63,6 +63,8 @@ function whatToCheckOnCluster ({ target, failure }: ApiServerFailure): string {
       return fix.tls(server)
     case 'http':
       return `check that ${server} is healthy (it answered ${failure.text}); ${budget}`
+    case 'unusable':
+      return `${server} answered, but not as the Kubernetes API does (${failure.text}): check what answers at that address (a proxy, a load balancer, an aggregated API in the way)`
     case 'network':
     case 'other':
       return `${fix.reach(server)}; ${budget}`

@@ -3,11 +3,10 @@ import { describe, test } from 'node:test'
 import { AuthError } from '../../src/base/errors.ts'
 import { reportUndecided } from '../../src/cli/undecided.ts'
 import { createFailureReporter, createOutOfTimeReporter, type ApiTarget } from '../../src/managers/kubernetes/api-failure.ts'
-import { kubernetesClient } from '../../src/managers/kubernetes/client-library.ts'
+import { ApiStatusError, UnusableAnswer } from '../../src/managers/kubernetes/api-request.ts'
 import { captureLogs } from '../helpers/logs.ts'
 
 // What the second line of a "could not decide" says for each way a call to the API server fails.
-const { ApiException } = kubernetesClient()
 const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 2500, caller: 'the kubeconfig user alice (context dev)', source: 'kubeconfig' } as const
 const IN_POD = { server: 'https://10.96.0.1:443', timeoutMs: 2500, caller: 'the service account feast/feast-server', source: 'in-cluster' } as const
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
@@ -31,18 +30,23 @@ describe('the hint of a cluster that could not be used', () => {
   })
 
   test('rejected credentials say whose need renewing', () => {
-    assert.equal(hintFor(report(new ApiException(401, 'x', '', {}))),
+    assert.equal(hintFor(report(new ApiStatusError(401, undefined))),
       '  https://kube.example.com:6443 rejected the credentials of the kubeconfig user alice (context dev): they expired or are for another cluster; get fresh ones; --debug shows the details')
   })
 
   test('a refused permission says to whom to grant it', () => {
-    assert.equal(hintFor(report(new ApiException(403, 'x', '', {}))),
+    assert.equal(hintFor(report(new ApiStatusError(403, undefined))),
       '  grant that permission to the kubeconfig user alice (context dev) on https://kube.example.com:6443 (docs/kubernetes.md#rbac-the-service-needs), or use credentials that have it; --debug shows the details')
   })
 
   test('a server error says to check the server\'s health', () => {
-    assert.equal(hintFor(report(new ApiException(500, 'x', '', {}))),
+    assert.equal(hintFor(report(new ApiStatusError(500, undefined))),
       '  check that https://kube.example.com:6443 is healthy (it answered HTTP 500); each call to it times out after 2500 ms (requestTimeoutMs); --debug shows the details')
+  })
+
+  test('an answer that is not the Kubernetes API\'s says so, and where to look', () => {
+    assert.equal(hintFor(report(new UnusableAnswer('the RoleBinding list\'s items are missing'))),
+      '  https://kube.example.com:6443 answered, but not as the Kubernetes API does (the RoleBinding list\'s items are missing): check what answers at that address (a proxy, a load balancer, an aggregated API in the way); --debug shows the details')
   })
 
   test('a TLS failure other than an untrusted CA says to compare the kubeconfig with the certificate', () => {
@@ -65,7 +69,7 @@ describe('the hint of a cluster that could not be used', () => {
   })
 
   test('in a pod, no hint names a kubeconfig', () => {
-    for (const error of [Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }), new ApiException(403, 'x', '', {})]) {
+    for (const error of [Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }), new ApiStatusError(403, undefined)]) {
       assert.doesNotMatch(hintFor(report(error, IN_POD)), /kubeconfig/i)
     }
   })

@@ -1,6 +1,5 @@
-import { kubernetesClient } from './client-library.ts'
 import { describeCaller } from './api-caller.ts'
-import { UnusableAnswer } from './api-request.ts'
+import { ApiStatusError, UnusableAnswer } from './api-request.ts'
 import type { ClusterConnection } from './cluster-connection.ts'
 import type { AuthLogger } from '../../base/logging.ts'
 import { AuthError } from '../../base/errors.ts'
@@ -32,9 +31,11 @@ export interface ApiTarget {
  * How a call failed, for the wording of whoever reports it: refused by RBAC (`forbidden`), the
  * service's own credential rejected (`unauthorized`), another HTTP status (`http`), no answer in
  * time (`timeout`), a certificate signed by no CA the kubeconfig trusts (`untrusted-certificate`),
- * another TLS failure (`tls`), no connection (`network`), or anything else (`other`).
+ * another TLS failure (`tls`), no connection (`network`), an answer that is not what the
+ * Kubernetes API gives (`unusable`: too long, not JSON, another kind, a field of another type), or
+ * anything else (`other`).
  */
-export type FailureKind = 'forbidden' | 'unauthorized' | 'http' | 'timeout' | 'untrusted-certificate' | 'tls' | 'network' | 'other'
+export type FailureKind = 'forbidden' | 'unauthorized' | 'http' | 'timeout' | 'untrusted-certificate' | 'tls' | 'network' | 'unusable' | 'other'
 
 /** A short, secret-free description of a failed call. */
 export interface Failure {
@@ -100,6 +101,7 @@ const UNAVAILABLE: Readonly<Record<FailureKind, string>> = {
   unauthorized: 'the Kubernetes API server rejected the credentials feast-authz uses',
   forbidden: 'the Kubernetes API server refused feast-authz a permission it needs',
   http: 'the Kubernetes API server answered with an error',
+  unusable: 'the Kubernetes API server gave no usable answer',
   other: 'the Kubernetes API server gave no usable answer'
 }
 
@@ -148,13 +150,13 @@ export function createOutOfTimeReporter (
   }
 }
 
-/** A short, secret-free description of a client-node failure. */
+/** A short, secret-free description of a failed call (api-request.ts, a watch, the network). */
 export function describeFailure (error: unknown): Failure {
-  if (error instanceof kubernetesClient().ApiException) return httpFailure(error.code)
+  if (error instanceof ApiStatusError) return httpFailure(error.statusCode)
   // Its message names what is wrong and where, never a value: made to be logged.
-  if (error instanceof UnusableAnswer) return { status: undefined, text: error.message, kind: 'other' }
+  if (error instanceof UnusableAnswer) return { status: undefined, text: error.message, kind: 'unusable' }
   if (error instanceof Error) {
-    if (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { type?: unknown }).type === 'request-timeout') return { status: undefined, text: 'timed out', kind: 'timeout' }
+    if (error.name === 'AbortError' || error.name === 'TimeoutError') return { status: undefined, text: 'timed out', kind: 'timeout' }
     const code = (error as NodeJS.ErrnoException).code
     const status = (error as { statusCode?: unknown }).statusCode
     if (typeof status === 'number') return httpFailure(status)

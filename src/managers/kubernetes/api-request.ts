@@ -15,6 +15,8 @@ export interface ApiCall {
   readonly timeoutMs: number
   /** Largest body read; a longer answer is cut off and is an {@link UnusableAnswer}. */
   readonly maxBytes: number
+  /** Ends the call early (its reason is what the call rejects with). */
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -56,7 +58,8 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024
  * from the kubeconfig (`applyToHTTPSOptions`, which refreshes exec and OIDC credentials).
  */
 export async function callApi (kubeConfig: KubeConfig, call: ApiCall): Promise<unknown> {
-  const signal = AbortSignal.timeout(call.timeoutMs)
+  const timeout = AbortSignal.timeout(call.timeoutMs)
+  const signal = call.signal === undefined ? timeout : AbortSignal.any([timeout, call.signal])
   try {
     const response = await send(kubeConfig, call, signal)
     if (response.statusCode === undefined || response.statusCode < 200 || response.statusCode > 299) throw await statusError(response)

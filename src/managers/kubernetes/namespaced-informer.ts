@@ -1,24 +1,37 @@
 import type { KubeConfig } from '@kubernetes/client-node'
-import { kubernetesClient } from './client-library.ts'
+import { ApiStatusError, UnusableAnswer } from './api-request.ts'
+import { read } from './json-shape.ts'
 import { listAllPages, type PageFetcher } from './paged-list.ts'
+import { checkEventObjectType, type ObjectMeta, type RbacCollection } from './rbac-objects.ts'
+import { startWatch, type Watch, type WatchEvent } from './watch-stream.ts'
 
 /** Where an informer's objects go: the whole set after each list, then one change at a time. */
 export interface InformerSink<K> {
   replace (items: ReadonlyMap<string, K>): void
   put (name: string, item: K): void
   remove (name: string): void
+  /** Objects held now: past the informer's `maxObjects`, a watch that keeps adding fails. */
+  size (): number
 }
 
-export interface InformerOptions<T, K> {
+export interface InformerOptions<T extends { readonly metadata: ObjectMeta }, K> {
+  /** What is listed and watched, and how its objects are read. */
+  readonly collection: RbacCollection<T>
+  /** The one namespace listed and watched: an object of another is an unusable answer. */
+  readonly namespace: string
   /** API path of the collection, e.g. `/apis/rbac.authorization.k8s.io/v1/namespaces/feast/roles`. */
   readonly path: string
   readonly fetchPage: PageFetcher<T>
   readonly pageSize?: number | undefined
+  /** The most objects held: a list holding more, or a watch adding past it, fails. */
+  readonly maxObjects: number
   /** What is kept of each object (a slim copy: the full objects are dropped at once). */
   readonly keep: (item: T) => K
   readonly sink: InformerSink<K>
-  /** For watches; its fetch options bound the wait for response headers. */
+  /** The connection watches go through (not the shared agent: a watch holds its connection for minutes). */
   readonly watchConfig: KubeConfig
+  /** The most to wait for a watch's response headers. */
+  readonly headerTimeoutMs: number
   /** Asked of the server on each watch; it ends the watch then and we resume from the last version. */
   readonly watchTimeoutSeconds: number
   /** Every sign of life: a page, an event, a bookmark, a reconnect. */
@@ -40,65 +53,98 @@ class Expired extends Error {}
 /**
  * List, then watch from the list's version with bookmarks, for ever: a watch the server ends
  * (its timeout) resumes from the last version seen; a 410 lists again; any other failure
- * (an ERROR event, a refused watch, a failed list) ends the informer with that error. A watch
- * that keeps ending at once (a misbehaving proxy) is resumed with a growing pause instead of
- * in a tight loop. Objects are named by `metadata.name` (one namespace).
+ * (an ERROR event, a refused watch, a failed list, an event that is not one the server could
+ * send) ends the informer with that error. A watch that keeps ending at once (a misbehaving
+ * proxy) is resumed with a growing pause instead of in a tight loop. Objects are named by
+ * `metadata.name` (one namespace).
+ *
+ * Every event is checked before it touches the sink: its object must be of the collection's kind
+ * and of the namespace watched, and read as the collection reads its objects. client-go's
+ * reflector skips an event of another type and goes on; here the watch fails and the informer
+ * lists again, so that the view never drifts from the server's in silence. Event versions are
+ * never compared (a resourceVersion is opaque: clients may not order them), so an event that
+ * goes back in time is applied as the server sent it.
  */
-export function runInformer<T extends { metadata?: { name?: string, resourceVersion?: string } }, K> (options: InformerOptions<T, K>): Informer {
+export function runInformer<T extends { readonly metadata: ObjectMeta }, K> (options: InformerOptions<T, K>): Informer {
+  const { collection, namespace } = options
   let stopped = false
-  let controller: AbortController | undefined
+  let watch: Watch | undefined
   let wake: (() => void) | undefined
   let pauseTimer: NodeJS.Timeout | undefined
+  // Ends a list or the opening of a watch under way when the informer stops: a list can take many pages.
+  const stopping = new AbortController()
   // Synced means listed AND watching: reported when the watch after a list has started.
   let listedSinceWatch = false
-  const watcher = new (kubernetesClient().Watch)(options.watchConfig)
-  const nameOf = (item: T): string => item.metadata?.name ?? ''
 
   const list = async (): Promise<string | undefined> => {
-    const { items, resourceVersion } = await listAllPages(async (limit, token) => {
-      const page = await options.fetchPage(limit, token)
+    const { items, resourceVersion } = await listAllPages(async (limit, token, signal) => {
+      const page = await options.fetchPage(limit, token, signal)
       options.onActivity()
       return page
-    }, (item: T) => [nameOf(item), options.keep(item)] as const, options.pageSize)
+    }, (item: T) => [item.metadata.name, options.keep(item)] as const, { pageSize: options.pageSize, maxItems: options.maxObjects, signal: stopping.signal })
     if (stopped) return undefined
     options.sink.replace(new Map(items))
     listedSinceWatch = true
     return resourceVersion
   }
 
+  /** Applies one event; returns the version it brings, if any. Throws to end the watch. */
+  const apply = (event: WatchEvent): string | undefined => {
+    if (event.type === 'ERROR') {
+      const code = read.optionalNumber(event.object.code, 'the ERROR event\'s code')
+      if (code === 410) throw new Expired()
+      throw Object.assign(new Error(`watch ERROR event: ${String(read.optionalText(event.object.reason, 'the ERROR event\'s reason') ?? code)}`), { statusCode: code })
+    }
+    checkEventObjectType(event.object, collection, `the ${event.type} event's object`)
+    if (event.type === 'BOOKMARK') {
+      // An empty object of the kind with a version (or none: then the last one stands).
+      const metadata = read.optionalObject(event.object.metadata, 'the BOOKMARK event\'s metadata')
+      return read.optionalText(metadata?.resourceVersion, 'the BOOKMARK event\'s metadata.resourceVersion')
+    }
+    const item = collection.readObject(event.object, `the ${event.type} event's object`, namespace)
+    if (event.type === 'DELETED') {
+      options.sink.remove(item.metadata.name)
+    } else {
+      options.sink.put(item.metadata.name, options.keep(item))
+      if (options.sink.size() > options.maxObjects) throw new UnusableAnswer(`the watch holds more than ${options.maxObjects} objects (tuning.informer.maxObjects)`)
+    }
+    return item.metadata.resourceVersion
+  }
+
   /** One watch from `from`; resolves with the last version seen when the server ends it. */
-  const watchOnce = async (from: string | undefined): Promise<string | undefined> => await new Promise((resolve, reject) => {
+  const watchOnce = async (from: string | undefined): Promise<string | undefined> => {
     let version = from
-    let failure: Error | undefined
-    const query = { resourceVersion: from, allowWatchBookmarks: true, timeoutSeconds: options.watchTimeoutSeconds }
-    watcher.watch(options.path, query, (phase: string, object: any) => {
-      if (stopped || failure !== undefined) return
-      options.onActivity()
-      if (phase === 'ERROR') {
-        const code = (object as { code?: unknown } | undefined)?.code
-        failure = code === 410 ? new Expired() : Object.assign(new Error(`watch ERROR event: ${String((object as { reason?: unknown } | undefined)?.reason ?? code)}`), { statusCode: code })
-        controller?.abort()
-        return
-      }
-      const rv = (object as T | undefined)?.metadata?.resourceVersion
-      if (typeof rv === 'string' && rv !== '') version = rv
-      if (phase === 'ADDED' || phase === 'MODIFIED') options.sink.put(nameOf(object as T), options.keep(object as T))
-      else if (phase === 'DELETED') options.sink.remove(nameOf(object as T))
-    }, (error: unknown) => {
-      controller = undefined
-      if (failure !== undefined) { reject(failure); return }
-      if (error === null || error === undefined || stopped || (error as Error).name === 'AbortError') { resolve(version); return }
-      reject((error as { statusCode?: unknown }).statusCode === 410 ? new Expired() : error)
-    }).then((started) => {
-      controller = started
-      if (stopped) { started.abort(); return }
-      options.onActivity()
-      if (listedSinceWatch && failure === undefined && !started.signal.aborted) {
-        listedSinceWatch = false
-        options.onSynced()
-      }
-    }, reject)
-  })
+    let started: Watch
+    try {
+      started = await startWatch(options.watchConfig, {
+        path: options.path,
+        query: { resourceVersion: from, allowWatchBookmarks: true, timeoutSeconds: options.watchTimeoutSeconds },
+        headerTimeoutMs: options.headerTimeoutMs,
+        signal: stopping.signal
+      }, (event) => {
+        if (stopped) return
+        options.onActivity()
+        const next = apply(event)
+        if (next !== undefined && next !== '') version = next
+      })
+    } catch (error) {
+      if (stopped) return version
+      throw error instanceof ApiStatusError && error.statusCode === 410 ? new Expired() : error
+    }
+    watch = started
+    if (stopped) { started.abort(); return version }
+    options.onActivity()
+    if (listedSinceWatch) {
+      listedSinceWatch = false
+      options.onSynced()
+    }
+    try {
+      await started.ended
+    } finally {
+      watch = undefined
+    }
+    return version
+  }
 
   const pause = async (ms: number): Promise<void> => {
     await new Promise<void>((resolve) => {
@@ -134,9 +180,10 @@ export function runInformer<T extends { metadata?: { name?: string, resourceVers
     done,
     stop () {
       stopped = true
+      stopping.abort()
       clearTimeout(pauseTimer)
       wake?.()
-      controller?.abort()
+      watch?.abort()
     }
   }
 }

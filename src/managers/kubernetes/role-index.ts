@@ -1,6 +1,6 @@
-import type { V1Role, V1RoleBinding } from '@kubernetes/client-node'
 import { hasFeastRoleMarker } from '../../base/feast-role-marker.ts'
 import { serviceAccountUsername } from './identity.ts'
+import type { RoleBindingObject, RoleObject } from './rbac-objects.ts'
 
 /** Which bindings grant a Feast role (from the `auth` section). */
 export interface RolePolicy {
@@ -58,14 +58,14 @@ let lastKey = 0
  * mean the binding's namespace, as in Kubernetes RBAC; the namespace of a User or Group
  * subject is ignored, as RBAC's authorizer ignores it.
  */
-export function slimBinding (binding: V1RoleBinding, namespace: string): SlimBinding | undefined {
-  if (binding.metadata?.namespace !== namespace) return undefined
+export function slimBinding (binding: RoleBindingObject, namespace: string): SlimBinding | undefined {
+  if (binding.metadata.namespace !== namespace) return undefined
   const ref = binding.roleRef
-  if ((ref?.kind !== 'Role' && ref?.kind !== 'ClusterRole') || ref.apiGroup !== 'rbac.authorization.k8s.io' || typeof ref.name !== 'string' || ref.name === '') return undefined
+  if ((ref.kind !== 'Role' && ref.kind !== 'ClusterRole') || ref.apiGroup !== 'rbac.authorization.k8s.io' || ref.name === '') return undefined
   let users: string[] = NONE
   let groups: string[] = NONE
-  for (const subject of binding.subjects ?? []) {
-    if (typeof subject.name !== 'string' || subject.name === '') continue
+  for (const subject of binding.subjects) {
+    if (subject.name === '') continue
     if (subject.kind === 'ServiceAccount') (users === NONE ? users = [] : users).push(flat(serviceAccountUsername(subject.namespace || namespace, subject.name)))
     else if (subject.kind === 'User') (users === NONE ? users = [] : users).push(subject.name)
     else if (subject.kind === 'Group') (groups === NONE ? groups = [] : groups).push(intern(subject.name))
@@ -89,9 +89,8 @@ function flat (value: string): string {
 }
 
 /** The subset of a Role the index needs. */
-export function slimRole (role: V1Role): SlimRole {
-  const rules = role.rules ?? []
-  return { marked: hasFeastRoleMarker(role.metadata?.name ?? '', rules), ruleless: rules.length === 0 }
+export function slimRole (role: RoleObject): SlimRole {
+  return { marked: hasFeastRoleMarker(role.metadata.name, role.rules), ruleless: role.rules.length === 0 }
 }
 
 /**

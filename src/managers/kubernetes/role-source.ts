@@ -1,14 +1,14 @@
-import type { KubeConfig, V1Role, V1RoleBinding } from '@kubernetes/client-node'
+import type { KubeConfig } from '@kubernetes/client-node'
 import type { AuthLogger } from '../../base/logging.ts'
 import { createFailureReporter, type ApiOperation, type ApiTarget } from './api-failure.ts'
-import { kubernetesClient } from './client-library.ts'
+import { callApi } from './api-request.ts'
 import { createSupervisor } from './informer-supervisor.ts'
 import { runInformer, type InformerSink } from './namespaced-informer.ts'
 import { listAllPages, type PageFetcher } from './paged-list.ts'
-import { withTimeout } from './request-timeout.ts'
+import { readListPage, ROLE_BINDINGS, ROLES, type ObjectMeta, type RbacCollection, type RoleBindingObject } from './rbac-objects.ts'
 import { createRoleIndex, slimBinding, slimRole, type RoleIndex, type RolePolicy, type RoleView, type SlimBinding, type SlimRole } from './role-index.ts'
 import { withSharedAgent } from './shared-agent.ts'
-import type { InformerTuning } from './tuning.ts'
+import { DEFAULT_MAX_OBJECTS, type InformerTuning } from './tuning.ts'
 
 export interface RoleSourceOptions extends InformerTuning {
   readonly logger: AuthLogger
@@ -56,6 +56,12 @@ export interface RoleSource {
   stop (): Promise<void>
 }
 
+/**
+ * Largest list page read. 500 RoleBindings as `kubectl apply` leaves them are about 1 MB; this
+ * leaves 128 KiB for each, and a longer answer is refused (503), never buffered.
+ */
+const MAX_PAGE_BYTES = 64 * 1024 * 1024
+
 const PERMISSION = (namespace: string): string => `get, list and watch rolebindings and roles (rbac.authorization.k8s.io) in namespace ${namespace}`
 const DEFAULT_POLICY: RolePolicy = { allowRulelessRoles: false, clusterRoles: [] }
 
@@ -73,35 +79,35 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
   const staleGraceMs = options.staleGraceMs ?? 60_000
   const directListTtlMs = options.directListTtlMs ?? 1000
   const permission = PERMISSION(namespace)
-  const api = withSharedAgent(kubeConfig).makeApiClient(kubernetesClient().RbacAuthorizationV1Api)
+  const maxObjects = options.maxObjects ?? DEFAULT_MAX_OBJECTS
+  const shared = withSharedAgent(kubeConfig)
   const { target } = options
   const report = createFailureReporter(logger, target)
   const listing: ApiOperation = { action: `list RoleBindings and Roles in namespace ${namespace}`, permission }
-  // client-node's Watch sets no timeout: bound the wait for the watch's response headers
-  // (node-fetch clears this timeout once they arrive, so the stream itself is not cut).
-  const watchConfig: KubeConfig = Object.create(kubeConfig)
-  watchConfig.applyToFetchOptions = async (opts) => await kubeConfig.applyToFetchOptions({ ...opts, timeout: target.timeoutMs })
   const base = `/apis/rbac.authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}`
-  const fetchBindings: PageFetcher<V1RoleBinding> = async (limit, token) => await api.listNamespacedRoleBinding(
-    { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
-    withTimeout(target.timeoutMs)
+  const pathOf = (collection: RbacCollection<{ readonly metadata: ObjectMeta }>): string => `${base}/${collection.resource}`
+  /** Pages of `collection`, each read as the API defines it (rbac-objects.ts): anything else fails the list. */
+  const pagesOf = <T extends { readonly metadata: ObjectMeta }>(collection: RbacCollection<T>): PageFetcher<T> => async (limit, token, signal) => readListPage(
+    await callApi(shared, { path: pathOf(collection), query: { limit, continue: token }, timeoutMs: target.timeoutMs, maxBytes: MAX_PAGE_BYTES, signal }),
+    collection,
+    namespace
   )
-  const fetchRoles: PageFetcher<V1Role> = async (limit, token) => await api.listNamespacedRole(
-    { namespace, limit, ...(token === undefined ? {} : { _continue: token }) },
-    withTimeout(target.timeoutMs)
-  )
-  const keepBinding = (binding: V1RoleBinding): SlimBinding | undefined => slimBinding(binding, namespace)
+  const fetchBindings = pagesOf(ROLE_BINDINGS)
+  const fetchRoles = pagesOf(ROLES)
+  const keepBinding = (binding: RoleBindingObject): SlimBinding | undefined => slimBinding(binding, namespace)
 
   const index = createRoleIndex(policy)
   const bindingSink: InformerSink<SlimBinding | undefined> = {
     replace: (items) => { index.replaceBindings(definedOnly(items)) },
     put: (name, binding) => { index.putBinding(name, binding) },
-    remove: (name) => { index.deleteBinding(name) }
+    remove: (name) => { index.deleteBinding(name) },
+    size: () => index.bindingCount
   }
   const roleSink: InformerSink<SlimRole> = {
     replace: (items) => { index.replaceRoles(items) },
     put: (name, role) => { index.putRole(name, role) },
-    remove: (name) => { index.deleteRole(name) }
+    remove: (name) => { index.deleteRole(name) },
+    size: () => index.roleCount
   }
 
   const supervisor = createSupervisor({
@@ -127,11 +133,30 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
       const guard = <K>(sink: InformerSink<K>): InformerSink<K> => ({
         replace: (items) => { if (hooks.current()) sink.replace(items) },
         put: (name, item) => { if (hooks.current()) sink.put(name, item) },
-        remove: (name) => { if (hooks.current()) sink.remove(name) }
+        remove: (name) => { if (hooks.current()) sink.remove(name) },
+        size: sink.size
       })
-      const common = { watchConfig, watchTimeoutSeconds, pageSize: options.pageSize }
-      const bindings = runInformer({ ...common, path: `${base}/rolebindings`, fetchPage: fetchBindings, keep: keepBinding, sink: guard(bindingSink), onActivity: () => { activity.bindings = now() }, onSynced: () => { onSynced('bindings') } })
-      const roles = runInformer({ ...common, path: `${base}/roles`, fetchPage: fetchRoles, keep: slimRole, sink: guard(roleSink), onActivity: () => { activity.roles = now() }, onSynced: () => { onSynced('roles') } })
+      const common = { namespace, watchConfig: kubeConfig, headerTimeoutMs: target.timeoutMs, watchTimeoutSeconds, pageSize: options.pageSize, maxObjects }
+      const bindings = runInformer({
+        ...common,
+        collection: ROLE_BINDINGS,
+        path: pathOf(ROLE_BINDINGS),
+        fetchPage: fetchBindings,
+        keep: keepBinding,
+        sink: guard(bindingSink),
+        onActivity: () => { activity.bindings = now() },
+        onSynced: () => { onSynced('bindings') }
+      })
+      const roles = runInformer({
+        ...common,
+        collection: ROLES,
+        path: pathOf(ROLES),
+        fetchPage: fetchRoles,
+        keep: slimRole,
+        sink: guard(roleSink),
+        onActivity: () => { activity.roles = now() },
+        onSynced: () => { onSynced('roles') }
+      })
       return {
         // The first to fail fails the attempt; the other is stopped with it.
         done: Promise.all([bindings.done, roles.done]).then(() => {}),
@@ -172,9 +197,10 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
     directPending ??= (async () => {
       try {
         const fresh = createRoleIndex(policy)
+        const paging = { pageSize: options.pageSize, maxItems: maxObjects }
         const [bindings, roles] = await Promise.all([
-          listAllPages(fetchBindings, (binding) => [binding.metadata?.name ?? '', keepBinding(binding)] as const, options.pageSize),
-          listAllPages(fetchRoles, (role) => [role.metadata?.name ?? '', slimRole(role)] as const, options.pageSize)
+          listAllPages(fetchBindings, (binding) => [binding.metadata.name, keepBinding(binding)] as const, paging),
+          listAllPages(fetchRoles, (role) => [role.metadata.name, slimRole(role)] as const, paging)
         ])
         fresh.replaceBindings(definedOnly(new Map(bindings.items)))
         fresh.replaceRoles(new Map(roles.items))

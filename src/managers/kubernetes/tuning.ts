@@ -37,6 +37,11 @@ export interface InformerTuning {
   readonly staleGraceMs?: number
   /** Before the first sync, a direct list is reused this long. Default 1 s. */
   readonly directListTtlMs?: number
+  /**
+   * The most RoleBindings, and the most Roles, read from the namespace: a list or watch holding more
+   * fails (503 for requests that need it) instead of taking memory without bound. Default 100,000.
+   */
+  readonly maxObjects?: number
 }
 
 /**
@@ -66,6 +71,8 @@ export interface KubernetesOptions {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000
+/** Default of {@link InformerTuning.maxObjects}: five times the 20,000 bindings the scale test indexes in 15 MB. */
+export const DEFAULT_MAX_OBJECTS = 100_000
 
 /** Largest cache of reviewed or rejected tokens accepted: beyond it a cache is effectively unbounded. */
 const MAX_CACHED_TOKENS = 10_000_000
@@ -82,6 +89,7 @@ export const INFORMER_TUNING_RULES: OptionRules = {
   ),
   staleGraceMs: milliseconds(0),
   directListTtlMs: milliseconds(0),
+  maxObjects: integer(1, 10_000_000),
   watch: retired('a manager always watches RoleBindings and Roles, so that its view stays current; there is no switch to turn it off')
 }
 

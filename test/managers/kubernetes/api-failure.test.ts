@@ -1,27 +1,27 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiServerFailure, apiTargetOf, createFailureReporter, createOutOfTimeReporter, describeFailure } from '../../../src/managers/kubernetes/api-failure.ts'
+import { ApiStatusError } from '../../../src/managers/kubernetes/api-request.ts'
 import { kubernetesClient } from '../../../src/managers/kubernetes/client-library.ts'
 import { captureLogs } from '../../helpers/logs.ts'
 
 // The instance feast-authz loads (under tsx, a static import would be a second copy of the package).
-const { ApiException } = kubernetesClient()
 const REVIEW = { action: 'TokenReview', permission: 'create tokenreviews.authentication.k8s.io' }
 const TARGET = { server: 'https://kube.example.com:6443', timeoutMs: 5000, caller: 'the kubeconfig user alice (context dev)', source: 'kubeconfig' } as const
 
 describe('API failures', () => {
   test('every failure becomes a 503 cluster_unavailable', () => {
     const report = createFailureReporter(captureLogs().logger, TARGET)
-    for (const error of [new ApiException(500, 'boom', '{}', {}), new ApiException(403, 'no', '{}', {}), Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })]) {
+    for (const error of [new ApiStatusError(500, undefined), new ApiStatusError(403, undefined), Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })]) {
       const failure = report(error, REVIEW)
       assert.equal(failure.code, 'cluster_unavailable')
       assert.equal(failure.status, 503)
     }
   })
 
-  test('the log never carries the exception message, which embeds response bodies', () => {
+  test('the log never carries the server\'s message, which may quote the request (a TokenReview holds its token)', () => {
     const { logger, lines } = captureLogs()
-    createFailureReporter(logger, TARGET)(new ApiException(500, 'body: {"spec":{"token":"secret-token"}}', '{"spec":{"token":"secret-token"}}', {}), REVIEW)
+    createFailureReporter(logger, TARGET)(new ApiStatusError(500, 'body: {"spec":{"token":"secret-token"}}'), REVIEW)
     assert.equal(lines.length, 1)
     assert.doesNotMatch(JSON.stringify(lines), /secret-token/)
   })
@@ -30,12 +30,12 @@ describe('API failures', () => {
     let time = 0
     const { logger, lines } = captureLogs()
     const report = createFailureReporter(logger, TARGET, { intervalMs: 10_000, now: () => time })
-    for (let i = 0; i < 3; i++) report(new ApiException(500, 'x', '', {}), REVIEW)
+    for (let i = 0; i < 3; i++) report(new ApiStatusError(500, undefined), REVIEW)
     assert.equal(lines.length, 1)
-    report(new ApiException(403, 'x', '', {}), REVIEW) // another kind: logged at once
+    report(new ApiStatusError(403, undefined), REVIEW) // another kind: logged at once
     assert.equal(lines.length, 2)
     time += 10_001
-    report(new ApiException(500, 'x', '', {}), REVIEW)
+    report(new ApiStatusError(500, undefined), REVIEW)
     assert.equal(lines.length, 3)
     assert.equal(lines[2]?.suppressed, 2)
   })
@@ -43,7 +43,7 @@ describe('API failures', () => {
   test('describeFailure names timeouts and network errors without their messages', () => {
     assert.equal(describeFailure(Object.assign(new Error('x'), { name: 'AbortError' })).text, 'timed out')
     assert.equal(describeFailure(Object.assign(new Error('x'), { code: 'ECONNRESET' })).text, 'unreachable (ECONNRESET)')
-    assert.deepEqual(describeFailure(new ApiException(403, 'x', '', {})), { status: 403, text: 'HTTP 403 (forbidden)', kind: 'forbidden' })
+    assert.deepEqual(describeFailure(new ApiStatusError(403, undefined)), { status: 403, text: 'HTTP 403 (forbidden)', kind: 'forbidden' })
   })
 
   test('describeFailure tells a certificate signed by no trusted CA from other TLS failures', () => {
@@ -59,19 +59,19 @@ describe('API failures', () => {
   })
 
   test('the cause of a 403 names the caller and the permission it lacks', () => {
-    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiStatusError(403, undefined), REVIEW)
     assert.equal((failure.cause as Error).message, 'TokenReview at https://kube.example.com:6443: HTTP 403 (forbidden): the kubeconfig user alice (context dev) lacks the permission create tokenreviews.authentication.k8s.io')
   })
 
   test('the log line of a 403 names the caller that lacks the permission', () => {
     const { logger, lines } = captureLogs()
-    createFailureReporter(logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    createFailureReporter(logger, TARGET)(new ApiStatusError(403, undefined), REVIEW)
     assert.equal(lines[0]?.msg, 'the Kubernetes API server refused TokenReview: the kubeconfig user alice (context dev) lacks the permission create tokenreviews.authentication.k8s.io (see docs/kubernetes.md)')
   })
 
   test('the log line of a 401 names whose credentials were rejected', () => {
     const { logger, lines } = captureLogs()
-    createFailureReporter(logger, TARGET)(new ApiException(401, 'x', '', {}), REVIEW)
+    createFailureReporter(logger, TARGET)(new ApiStatusError(401, undefined), REVIEW)
     assert.equal(lines[0]?.msg, 'the Kubernetes API server rejected the credentials of the kubeconfig user alice (context dev) during TokenReview: they expired, were revoked, or are for another cluster')
   })
 
@@ -110,9 +110,9 @@ const messages: ReadonlyArray<[string, unknown, string]> = [
   ['a timeout', Object.assign(new Error('x'), { name: 'AbortError' }), 'the Kubernetes API server did not answer in time'],
   ['a certificate signed by no trusted CA', Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), 'the certificate of the Kubernetes API server is not trusted'],
   ['another TLS failure', Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), 'the TLS connection to the Kubernetes API server failed'],
-  ['a 401', new ApiException(401, 'x', '', {}), 'the Kubernetes API server rejected the credentials feast-authz uses'],
-  ['a 403', new ApiException(403, 'x', '', {}), 'the Kubernetes API server refused feast-authz a permission it needs'],
-  ['a 500', new ApiException(500, 'x', '', {}), 'the Kubernetes API server answered with an error'],
+  ['a 401', new ApiStatusError(401, undefined), 'the Kubernetes API server rejected the credentials feast-authz uses'],
+  ['a 403', new ApiStatusError(403, undefined), 'the Kubernetes API server refused feast-authz a permission it needs'],
+  ['a 500', new ApiStatusError(500, undefined), 'the Kubernetes API server answered with an error'],
   ['an answer that cannot be read', new SyntaxError('Unexpected token < in JSON'), 'the Kubernetes API server gave no usable answer']
 ]
 
@@ -130,7 +130,7 @@ describe('the message of the 503', () => {
   })
 
   test('names neither the API server, nor the caller, nor the permission: it goes to whoever sent the request', () => {
-    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiException(403, 'x', '', {}), REVIEW)
+    const failure = createFailureReporter(captureLogs().logger, TARGET)(new ApiStatusError(403, undefined), REVIEW)
     assert.doesNotMatch(failure.message, /kube\.example\.com|alice|tokenreviews/)
   })
 })

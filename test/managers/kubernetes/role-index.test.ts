@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { V1Role, V1RoleBinding } from '@kubernetes/client-node'
+import type { RoleBindingObject, RoleObject } from '../../../src/managers/kubernetes/rbac-objects.ts'
 import { createRoleIndex, slimBinding, slimRole, type RolePolicy } from '../../../src/managers/kubernetes/role-index.ts'
 import { feastRole, roleBinding, rulelessRole, type RoleBindingJson, type RoleJson } from '../../helpers/fake-kube-api.ts'
 
@@ -10,8 +10,8 @@ const STRICT: RolePolicy = { allowRulelessRoles: false, clusterRoles: [] }
 /** An index of `bindings` with every Role of `roles` present. */
 function indexOf (bindings: RoleBindingJson[], roles: RoleJson[] = [], policy: RolePolicy = STRICT): ReturnType<typeof createRoleIndex> {
   const index = createRoleIndex(policy)
-  for (const role of roles) index.putRole(role.metadata.name, slimRole(role as unknown as V1Role))
-  for (const binding of bindings) index.putBinding(binding.metadata.name, slimBinding(binding as unknown as V1RoleBinding, 'feast'))
+  for (const role of roles) index.putRole(role.metadata.name, slimRole(role as unknown as RoleObject))
+  for (const binding of bindings) index.putBinding(binding.metadata.name, slimBinding(binding as unknown as RoleBindingObject, 'feast'))
   return index
 }
 
@@ -36,13 +36,47 @@ describe('role index', () => {
     assert.deepEqual(index.rolesFor({ username: 'bob', groups: ['data-science'] }), ['reader'])
   })
 
+  test('a User subject named as a service account grants it, as Kubernetes RBAC matches a User by username', () => {
+    const index = indexOf([roleBinding('feast', 'b', 'reader', [{ kind: 'User', name: 'system:serviceaccount:apps:alice' }])], [feastRole('feast', 'reader')])
+    assert.deepEqual(index.rolesFor(sa('apps', 'alice')), ['reader'])
+    assert.deepEqual(index.rolesFor(sa('other', 'alice')), [])
+  })
+
+  test('a Group subject named as a service account grants nothing: it is no group of the account', () => {
+    const index = indexOf([roleBinding('feast', 'b', 'reader', [{ kind: 'Group', name: 'system:serviceaccount:apps:alice' }])], [feastRole('feast', 'reader')])
+    assert.deepEqual(index.rolesFor(sa('apps', 'alice')), [])
+  })
+
+  test('a ServiceAccount subject of another namespace grants the account of that namespace only', () => {
+    const index = indexOf([roleBinding('feast', 'b', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'elsewhere' }])], [feastRole('feast', 'reader')])
+    assert.deepEqual(index.rolesFor(sa('apps', 'alice')), [])
+    assert.deepEqual(index.rolesFor(sa('feast', 'alice')), [])
+    assert.deepEqual(index.rolesFor(sa('elsewhere', 'alice')), ['reader'])
+  })
+
+  test('a subject\'s apiGroup, and a namespace on a User or Group, change nothing, as RBAC\'s authorizer ignores them', () => {
+    const index = indexOf([roleBinding('feast', 'b', 'reader', [
+      { kind: 'User', name: 'u', apiGroup: '' },
+      { kind: 'Group', name: 'g', namespace: 'elsewhere' },
+      { kind: 'ServiceAccount', name: 'alice', namespace: 'apps', apiGroup: 'rbac.authorization.k8s.io' }
+    ])], [feastRole('feast', 'reader')])
+    assert.deepEqual(index.rolesFor({ username: 'u', groups: [] }), ['reader'])
+    assert.deepEqual(index.rolesFor({ username: 'v', groups: ['g'] }), ['reader'])
+    assert.deepEqual(index.rolesFor(sa('apps', 'alice')), ['reader'])
+  })
+
+  test('a subject of another kind grants nothing', () => {
+    const index = indexOf([roleBinding('feast', 'b', 'reader', [{ kind: 'Team' as 'User', name: 'u' }])], [feastRole('feast', 'reader')])
+    assert.deepEqual(index.rolesFor({ username: 'u', groups: ['u'] }), [])
+  })
+
   test('a binding of another namespace is not kept', () => {
-    assert.equal(slimBinding(roleBinding('elsewhere', 'b', 'admin', [{ kind: 'User', name: 'x' }]) as unknown as V1RoleBinding, 'feast'), undefined)
+    assert.equal(slimBinding(roleBinding('elsewhere', 'b', 'admin', [{ kind: 'User', name: 'x' }]) as unknown as RoleBindingObject, 'feast'), undefined)
   })
 
   test('a marker for another role name does not count', () => {
     const role = { metadata: { name: 'reader', namespace: 'feast' }, rules: feastRole('feast', 'writer').rules }
-    assert.equal(slimRole(role as unknown as V1Role).marked, false)
+    assert.equal(slimRole(role as unknown as RoleObject).marked, false)
   })
 
   test('a rule-less Role grants only with allowRulelessRoles', () => {
@@ -70,7 +104,7 @@ describe('role index', () => {
   test('replacing bindings keeps unchanged ones without work and drops the missing ones', () => {
     const index = indexOf([roleBinding('feast', 'b', 'reader', [{ kind: 'User', name: 'u' }])], [feastRole('feast', 'reader')])
     const work = index.work
-    index.replaceBindings(new Map([['b', slimBinding(roleBinding('feast', 'b', 'reader', [{ kind: 'User', name: 'u' }]) as unknown as V1RoleBinding, 'feast')!]]))
+    index.replaceBindings(new Map([['b', slimBinding(roleBinding('feast', 'b', 'reader', [{ kind: 'User', name: 'u' }]) as unknown as RoleBindingObject, 'feast')!]]))
     assert.equal(index.work, work)
     index.replaceBindings(new Map())
     assert.deepEqual(index.rolesFor({ username: 'u', groups: [] }), [])
