@@ -192,15 +192,20 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
 
   let direct: { view: RoleView, expiresAt: number } | undefined
   let directPending: Promise<RoleView> | undefined
+  // Ends a direct list under way at stop(): it may take many pages, and nothing waits for it then.
+  const stopping = new AbortController()
   const directView = async (): Promise<RoleView> => {
     if (direct !== undefined && direct.expiresAt > now()) return direct.view
     directPending ??= (async () => {
       try {
         const fresh = createRoleIndex(policy)
-        const paging = { pageSize: options.pageSize, maxItems: maxObjects }
+        // When one list fails, the other is of no use: it stops too, instead of paging on unwatched.
+        const abandon = new AbortController()
+        const paging = { pageSize: options.pageSize, maxItems: maxObjects, signal: AbortSignal.any([stopping.signal, abandon.signal]) }
+        const orAbandon = <R>(listing: Promise<R>): Promise<R> => listing.catch((error: unknown) => { abandon.abort(); throw error })
         const [bindings, roles] = await Promise.all([
-          listAllPages(fetchBindings, (binding) => [binding.metadata.name, keepBinding(binding)] as const, paging),
-          listAllPages(fetchRoles, (role) => [role.metadata.name, slimRole(role)] as const, paging)
+          orAbandon(listAllPages(fetchBindings, (binding) => [binding.metadata.name, keepBinding(binding)] as const, paging)),
+          orAbandon(listAllPages(fetchRoles, (role) => [role.metadata.name, slimRole(role)] as const, paging))
         ])
         fresh.replaceBindings(definedOnly(new Map(bindings.items)))
         fresh.replaceRoles(new Map(roles.items))
@@ -244,6 +249,7 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
       }
     },
     async stop () {
+      stopping.abort()
       await supervisor.stop()
       await directPending?.catch(() => {})
     }

@@ -25,7 +25,7 @@ export interface KubernetesTuning {
 
 /** Timings of the RoleBinding and Role informers (docs/kubernetes.md). */
 export interface InformerTuning {
-  /** Items per list page. Default 500. */
+  /** Items per list page. Default 500. A page's answer may be at most 64 MiB (about 128 KiB an object at the default). */
   readonly pageSize?: number
   /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
   readonly watchTimeoutSeconds?: number

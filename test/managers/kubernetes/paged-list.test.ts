@@ -100,6 +100,35 @@ describe('paging that a broken API server would never end', () => {
     }
   })
 
+  test('closing a manager whose direct list never ends returns at once, and no page is asked after', async () => {
+    api.setFault('rolebindings', { endlessContinue: 'new' })
+    const manager = managerFor(api, { oneShot: true, tuning: { ...SMALL, requestTimeoutMs: 60_000, informer: { ...SMALL.informer, maxObjects: 1_000_000 } } })
+    const refused = expectError(async () => await manager.authenticate(jwsToken('pager')), { type: AuthError, code: 'cluster_unavailable' })
+    await eventually(() => api.calls.roleBindingLists > 3, 'the list to be under way')
+    const closing = Date.now()
+    await manager.close()
+    assert.ok(Date.now() - closing < 2000, `close took ${Date.now() - closing} ms`)
+    const asked = api.calls.roleBindingLists
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.ok(api.calls.roleBindingLists <= asked + 1, `${api.calls.roleBindingLists - asked} pages asked after close`)
+    await refused
+  })
+
+  test('when the Role list fails, the RoleBinding list under way stops too instead of paging on unwatched', async () => {
+    api.setFault('rolebindings', { endlessContinue: 'new' })
+    api.setFault('roles', { status: 500 })
+    const manager = managerFor(api, { oneShot: true, tuning: { ...SMALL, requestTimeoutMs: 60_000, informer: { ...SMALL.informer, maxObjects: 1_000_000 } } })
+    try {
+      await expectError(async () => await manager.authenticate(jwsToken('pager')), { type: AuthError, code: 'cluster_unavailable' })
+      const asked = api.calls.roleBindingLists
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.ok(api.calls.roleBindingLists <= asked + 1, `${api.calls.roleBindingLists - asked} pages asked after the failure`)
+    } finally {
+      api.setFault('roles', undefined)
+      await manager.close()
+    }
+  })
+
   test('closing the manager stops a list in progress: no page is asked after close', async () => {
     api.setFault('rolebindings', { endlessContinue: 'new' })
     const manager = managerFor(api, { tuning: { ...SMALL, informer: { ...SMALL.informer, maxObjects: 1_000_000 } } })
