@@ -26,6 +26,8 @@ export const TOKEN_REVIEW: ApiOperation = {
 }
 
 const TOKEN_REVIEWS_PATH = '/apis/authentication.k8s.io/v1/tokenreviews'
+const ANONYMOUS_USER = 'system:anonymous'
+const UNAUTHENTICATED_GROUP = 'system:unauthenticated'
 const API_VERSION = 'authentication.k8s.io/v1'
 /**
  * Largest TokenReview answer read. A review is the token sent back (a few KiB) and a user: even
@@ -144,5 +146,10 @@ export function identityFromReview (status: ReviewStatus, audiences: readonly st
   const username = status.user?.username ?? ''
   if (username === '') throw new AuthError('missing_username', 'the token review named no user')
   const groups = (status.user?.groups ?? []).filter((group) => group !== '')
+  // kube-apiserver's anonymous authenticator names requests that carry no credential it could
+  // judge (apiserver pkg/authentication/request/anonymous): whatever a review says, a token that
+  // makes its bearer anonymous identifies nobody, and bindings to system:unauthenticated are
+  // for requests without a token.
+  if (username === ANONYMOUS_USER || groups.includes(UNAUTHENTICATED_GROUP)) throw new AuthError('token_review_rejected', 'the token review named the anonymous user: the token identifies nobody')
   return { username, groups, namespaces: namespacesOf(username, groups) }
 }

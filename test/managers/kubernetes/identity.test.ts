@@ -73,6 +73,12 @@ describe('identity from a TokenReview', () => {
     assert.equal(rejection(() => identityFromReview(statusOf(review({ authenticated: true, user: {} })), undefined)).code, 'missing_username')
   })
 
+  test('an authenticated review of the anonymous user is a 401: the token identifies nobody', () => {
+    for (const user of [{ username: 'system:anonymous', groups: ['system:unauthenticated'] }, { username: 'someone', groups: ['system:unauthenticated'] }, { username: 'system:anonymous' }]) {
+      assert.equal(rejection(() => identityFromReview(statusOf(review({ authenticated: true, user })), undefined)).code, 'token_review_rejected', JSON.stringify(user))
+    }
+  })
+
   test('an unusable answer names the field and the type found, never a value', () => {
     const error = unusable(() => statusOf(review({ authenticated: true, user: { username: { token: TOKEN } } })))
     assert.equal(error.message, 'TokenReview status.user.username is an object, expected a string')

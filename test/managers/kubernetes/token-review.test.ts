@@ -57,6 +57,7 @@ describe('TokenReview answers a correct API server never gives', () => {
     api.putRole(feastRole('feast', 'admin'))
     api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
     api.putRoleBinding(roleBinding('feast', 'ops-admin', 'admin', [{ kind: 'Group', name: 'system:serviceaccounts:ops' }]))
+    api.putRoleBinding(roleBinding('feast', 'anonymous-reader', 'reader', [{ kind: 'Group', name: 'system:unauthenticated' }]))
     logs = captureLogs()
     const tuning = { requestTimeoutMs: REQUEST_TIMEOUT_MS, failureCacheMs: 0 }
     manager = managerFor(api, { logger: logs.logger, tuning })
@@ -108,6 +109,11 @@ describe('TokenReview answers a correct API server never gives', () => {
       // kube-apiserver gives a service account exactly the groups of its own namespace (serviceaccount.MakeGroupNames).
       lie((answer) => ({ ...answer, status: { ...answer.status, user: { ...answer.status.user, groups: ['system:serviceaccounts', 'system:serviceaccounts:ops', 'system:authenticated'] } } }))
       assertClusterUnavailable(await whoami(freshToken()))
+    })
+
+    test('the anonymous user is a 401, never the roles bound to system:unauthenticated', async () => {
+      lie((answer) => ({ ...answer, status: { ...answer.status, user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } } }))
+      assertRefused(await whoami(freshToken()), 'token_review_rejected')
     })
 
     test('a username with extra colons is no service account: no namespace, no service-account binding', async () => {
