@@ -41,6 +41,17 @@ export function redactRequestUrlsIn (text: string): string {
   return text.includes('?') ? text.replace(/\/[^\s?]*\?\S*/g, requestUrlForLog) : text
 }
 
+/** A JWS/JWT anywhere in a text: a header starting `{"` (base64url `eyJ`), a payload and a signature. */
+const JWT_ANYWHERE = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g
+
+/**
+ * `text` with every JWT in it replaced by `[a JWT]`: for text another server wrote (the reason
+ * an API server gives for a rejected token), which may quote a token it was handed.
+ */
+export function redactJwtsIn (text: string): string {
+  return text.replace(JWT_ANYWHERE, '[a JWT]')
+}
+
 function decoded (name: string): string {
   try {
     return decodeURIComponent(name.replace(/\+/g, ' '))

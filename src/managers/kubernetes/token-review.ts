@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { AuthLogger } from '../../base/logging.ts'
 import { elapsedMs, tokenReviewChannel, type TokenReviewEvent } from '../../base/observability/channels.ts'
 import { AuthError } from '../../base/errors.ts'
+import { redactJwtsIn } from '../../base/observability/log-safe-url.ts'
 import { createFailureReporter, type ApiOperation, type ApiTarget } from './api-failure.ts'
 import { ApiStatusError, callApi, UnusableAnswer } from './api-request.ts'
 import { namespacesOf, serviceAccountGroupConflict, type ReviewedIdentity } from './identity.ts'
@@ -80,8 +81,9 @@ export function createTokenReviewer (kubeConfig: KubeConfig, options: TokenRevie
     }
     if (!status.authenticated && status.error !== undefined) {
       // The API server's reason (e.g. "token has been invalidated") helps operators. A real server's
-      // reason never holds the token; a broken authenticator's might, so it is cut out.
-      options.logger.debug({ reason: status.error.split(token).join('[the token]').slice(0, 200) }, 'TokenReview did not authenticate the token')
+      // reason never holds a token; a broken authenticator's might (this one, or our own credential
+      // from the Authorization header), so they are cut out.
+      options.logger.debug({ reason: redactJwtsIn(status.error.split(token).join('[the token]')).slice(0, 200) }, 'TokenReview did not authenticate the token')
     }
     return identityFromReview(status, audiences)
   }

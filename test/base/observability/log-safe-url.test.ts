@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { redactRequestUrlsIn, requestUrlForLog, urlForLog } from '../../../src/base/observability/log-safe-url.ts'
+import { redactJwtsIn, redactRequestUrlsIn, requestUrlForLog, urlForLog } from '../../../src/base/observability/log-safe-url.ts'
 
 describe('urlForLog', () => {
   test('keeps scheme, host, port and path, and drops userinfo, query and fragment', () => {
@@ -34,5 +34,12 @@ describe('requestUrlForLog', () => {
   test('request targets inside a message are redacted, the rest of the message kept', () => {
     assert.equal(redactRequestUrlsIn('Route GET:/anything?access_token=abc&x=1 not found'), 'Route GET:/anything?access_token=[redacted]&x=1 not found')
     assert.equal(redactRequestUrlsIn('is it? yes'), 'is it? yes')
+  })
+
+  test('a JWT anywhere in a text is replaced, whatever surrounds it; other text stays', () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl'
+    assert.equal(redactJwtsIn(`invalid bearer token ${jwt}, and "${jwt}."`), 'invalid bearer token [a JWT], and "[a JWT]."')
+    assert.equal(redactJwtsIn('token has been invalidated'), 'token has been invalidated')
+    assert.equal(redactJwtsIn('unsigned eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0. here'), 'unsigned [a JWT] here')
   })
 })

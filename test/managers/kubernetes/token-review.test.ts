@@ -158,12 +158,14 @@ describe('TokenReview answers a correct API server never gives', () => {
       assertClusterUnavailable(await whoami(freshToken()))
     })
 
-    test('a rejection whose reason quotes the token is logged without the token', async () => {
+    test('a rejection whose reason quotes the token, or another, is logged without them', async () => {
       const token = freshToken()
-      lie((answer) => ({ ...answer, status: { user: {}, error: `invalid bearer token ${token}` } }))
+      const credential = jwsToken('a credential the server was handed')
+      sent.push(credential)
+      lie((answer) => ({ ...answer, status: { user: {}, error: `invalid bearer token ${token} (caller ${credential})` } }))
       assertRefused(await whoami(token), 'token_review_rejected')
       const reason = logs.lines.find((line) => line.msg === 'TokenReview did not authenticate the token' && typeof line.reason === 'string' && line.reason.startsWith('invalid bearer token'))
-      assert.equal(reason?.reason, 'invalid bearer token [the token]')
+      assert.equal(reason?.reason, 'invalid bearer token [the token] (caller [a JWT])')
     })
 
     test('invalid JSON is a 503', async () => {
