@@ -3,7 +3,7 @@ import type { AuthLogger } from '../../base/logging.ts'
 import { createFailureReporter, type ApiOperation, type ApiTarget } from './api-failure.ts'
 import { callApi } from './api-request.ts'
 import { createSupervisor } from './informer-supervisor.ts'
-import { runInformer, type InformerSink } from './namespaced-informer.ts'
+import { runInformer, type Informer, type InformerSink } from './namespaced-informer.ts'
 import { listAllPages, type PageFetcher } from './paged-list.ts'
 import { readListPage, ROLE_BINDINGS, ROLES, type ObjectMeta, type RbacCollection, type RoleBindingObject } from './rbac-objects.ts'
 import { createRoleIndex, slimBinding, slimRole, type RoleIndex, type RolePolicy, type RoleView, type SlimBinding, type SlimRole } from './role-index.ts'
@@ -136,27 +136,23 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
         remove: (name) => { if (hooks.current()) sink.remove(name) },
         size: sink.size
       })
-      const common = { namespace, watchConfig: kubeConfig, headerTimeoutMs: target.timeoutMs, watchTimeoutSeconds, pageSize: options.pageSize, maxObjects }
-      const bindings = runInformer({
-        ...common,
-        collection: ROLE_BINDINGS,
-        path: pathOf(ROLE_BINDINGS),
-        fetchPage: fetchBindings,
-        keep: keepBinding,
-        sink: guard(bindingSink),
-        onActivity: () => { activity.bindings = now() },
-        onSynced: () => { onSynced('bindings') }
+      const informer = <T extends { readonly metadata: ObjectMeta }, K>(which: 'bindings' | 'roles', collection: RbacCollection<T>, fetchPage: PageFetcher<T>, keep: (item: T) => K, sink: InformerSink<K>): Informer => runInformer({
+        namespace,
+        watchConfig: kubeConfig,
+        headerTimeoutMs: target.timeoutMs,
+        watchTimeoutSeconds,
+        pageSize: options.pageSize,
+        maxObjects,
+        collection,
+        path: pathOf(collection),
+        fetchPage,
+        keep,
+        sink: guard(sink),
+        onActivity: () => { activity[which] = now() },
+        onSynced: () => { onSynced(which) }
       })
-      const roles = runInformer({
-        ...common,
-        collection: ROLES,
-        path: pathOf(ROLES),
-        fetchPage: fetchRoles,
-        keep: slimRole,
-        sink: guard(roleSink),
-        onActivity: () => { activity.roles = now() },
-        onSynced: () => { onSynced('roles') }
-      })
+      const bindings = informer('bindings', ROLE_BINDINGS, fetchBindings, keepBinding, bindingSink)
+      const roles = informer('roles', ROLES, fetchRoles, slimRole, roleSink)
       return {
         // The first to fail fails the attempt; the other is stopped with it.
         done: Promise.all([bindings.done, roles.done]).then(() => {}),
