@@ -69,12 +69,13 @@ export async function startApp (options: StartAppOptions): Promise<TestApp> {
 }
 
 /**
- * Asserts the answer to a token the server could not judge because the provider failed:
- * 503 `provider_unavailable` with a Retry-After in whole seconds and no challenge (fail closed, never 401).
+ * Asserts the answer to a token the server could not judge because the identity source failed:
+ * 503 with `code` (the provider's by default, or the cluster's), a Retry-After in whole seconds
+ * and no challenge (fail closed, never 401).
  */
-export function assertUnavailable (response: TestResponse): void {
+export function assertUnavailable (response: TestResponse, code: 'provider_unavailable' | 'cluster_unavailable' = 'provider_unavailable'): void {
   assert.equal(response.status, 503, `expected 503, got ${response.status} ${JSON.stringify(response.body)}`)
-  assert.equal(response.body.code, 'provider_unavailable')
+  assert.equal(response.body.code, code)
   assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/)
   assert.equal(response.headers.get('www-authenticate'), null)
 }
