@@ -1,13 +1,13 @@
 import { Document, visit } from 'yaml'
+import { escapeCharacters, holdsCharacter, isTerminalControl, LINE_SEPARATORS } from '../base/control-characters.ts'
 
 /**
- * Characters a YAML reader may not give back as they were written in a plain scalar: controls
- * (C0 but tab and line feed, DEL, C1), line and paragraph separators (which libyaml, behind kubectl, and
- * PyYAML, behind Feast, read as line breaks) and bidirectional controls (which the CLI writes as
- * `\uXXXX` so that they cannot reorder the operator's terminal).
+ * Characters a YAML reader may not give back as they were written in a plain scalar: what a
+ * terminal acts on (which the CLI writes as `\uXXXX`, so that a mark in a plain scalar would read
+ * as six characters) and the line and paragraph separators (which libyaml, behind kubectl, and
+ * PyYAML, behind Feast, read as line breaks).
  */
-// eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const needsEscape = (code: number): boolean => isTerminalControl(code) || LINE_SEPARATORS.has(code)
 
 /**
  * `value` as YAML text in which every string holding such a character is double-quoted with the
@@ -19,10 +19,9 @@ export function yamlText (value: unknown): string {
   const document = new Document(value)
   visit(document, {
     Scalar (_key, node) {
-      if (typeof node.value === 'string' && NEEDS_ESCAPE.test(node.value)) node.type = 'QUOTE_DOUBLE'
-      NEEDS_ESCAPE.lastIndex = 0
+      if (typeof node.value === 'string' && holdsCharacter(node.value, needsEscape)) node.type = 'QUOTE_DOUBLE'
     }
   })
   // Every such character now sits in a double-quoted scalar, where \uXXXX means the character itself.
-  return document.toString().replace(NEEDS_ESCAPE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return escapeCharacters(document.toString(), needsEscape)
 }
