@@ -31,7 +31,9 @@ const informerCases: ReadonlyArray<[keyof InformerTuning, unknown, string]> = [
   ['staleAfterMs', Number.POSITIVE_INFINITY, 'a number of milliseconds from 1 to 2147483647, got Infinity'],
   ['restartBackoffMs', 1000, 'an object, got 1000'],
   ['staleGraceMs', -1, 'a number of milliseconds from 0 to 2147483647, got -1'],
-  ['directListTtlMs', Number.NaN, 'a number of milliseconds from 0 to 2147483647, got NaN']
+  ['directListTtlMs', Number.NaN, 'a number of milliseconds from 0 to 2147483647, got NaN'],
+  ['maxObjects', 0, 'an integer from 1 to 10000000, got 0'],
+  ['maxObjects', Number.POSITIVE_INFINITY, 'an integer from 1 to 10000000, got Infinity']
 ]
 
 function refusedByBoth (tuning: KubernetesTuning, option: string, message: string): void {
