@@ -61,7 +61,8 @@ class Expired extends Error {}
  * Every event is checked before it touches the sink: its object must be of the collection's kind
  * and of the namespace watched, and read as the collection reads its objects. client-go's
  * reflector skips an event of another type and goes on; here the watch fails and the informer
- * lists again, so that the view never drifts from the server's in silence. Event versions are
+ * lists again, so that the view never drifts from the server's in silence; so does an ADDED for an
+ * object held (a replay of the current state: see apply). Event versions are
  * never compared (a resourceVersion is opaque: clients may not order them), so an event that
  * goes back in time is applied as the server sent it.
  */
@@ -75,6 +76,8 @@ export function runInformer<T extends { readonly metadata: ObjectMeta }, K> (opt
   const stopping = new AbortController()
   // Synced means listed AND watching: reported when the watch after a list has started.
   let listedSinceWatch = false
+  // Names the server has shown us and not deleted since: only to tell a replayed ADDED.
+  let held = new Set<string>()
 
   const list = async (): Promise<string | undefined> => {
     const { items, resourceVersion } = await listAllPages(async (limit, token, signal) => {
@@ -83,6 +86,7 @@ export function runInformer<T extends { readonly metadata: ObjectMeta }, K> (opt
       return page
     }, (item: T) => [item.metadata.name, options.keep(item)] as const, { pageSize: options.pageSize, maxItems: options.maxObjects, signal: stopping.signal })
     if (stopped) return undefined
+    held = new Set(items.map(([name]) => name))
     options.sink.replace(new Map(items))
     listedSinceWatch = true
     return resourceVersion
@@ -103,8 +107,15 @@ export function runInformer<T extends { readonly metadata: ObjectMeta }, K> (opt
     }
     const item = collection.readObject(event.object, `the ${event.type} event's object`, namespace)
     if (event.type === 'DELETED') {
+      held.delete(item.metadata.name)
       options.sink.remove(item.metadata.name)
     } else {
+      // A watch resumed from a version carries only what changed after it, so a correct server
+      // never adds an object the informer holds (a delete and re-create sends DELETED first). A
+      // proxy that answers a resumed watch with the current state as ADDED events does; what was
+      // deleted in between would then never be removed, and its grant would stay.
+      if (event.type === 'ADDED' && held.has(item.metadata.name)) throw new UnusableAnswer(`an ADDED event names a ${collection.kind} the informer already holds: the watch is replaying the current state instead of the changes since the version it resumed from (deletions in between would be missed)`)
+      held.add(item.metadata.name)
       options.sink.put(item.metadata.name, options.keep(item))
       if (options.sink.size() > options.maxObjects) throw new UnusableAnswer(`the watch holds more than ${options.maxObjects} objects (tuning.informer.maxObjects)`)
     }

@@ -84,6 +84,12 @@ describe('watch streams a correct API server never sends', () => {
     await injectAndExpectRestart('roles', event('ADDED', { kind: 'Role', apiVersion: RBAC, metadata: { name: 'admin', namespace: 'elsewhere', resourceVersion: '999999' }, rules: [feastRoleMarker('admin')] }))
   })
 
+  test('an ADDED event for a binding already held fails the watch: a resumed watch replaying the current state would hide deletions', async () => {
+    const held = { kind: 'RoleBinding', apiVersion: RBAC, metadata: { name: 'alice-reader', namespace: 'feast', resourceVersion: '1' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' }, subjects: [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }] }
+    await injectAndExpectRestart('rolebindings', event('ADDED', held))
+    assert.ok(logs.lines.some((line) => /replaying the current state/.test(String(line.reason))), 'the log says why')
+  })
+
   test('an event of an unknown type fails the watch', async () => {
     await injectAndExpectRestart('roles', event('REPLACED', { kind: 'Role', apiVersion: RBAC, metadata: { name: 'reader', namespace: 'feast' } }))
   })
