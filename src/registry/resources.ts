@@ -32,6 +32,12 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   /** On-demand feature views: names of the sources (feature views and request sources) they read. */
   readonly sources?: readonly string[]
   /**
+   * On-demand feature views: the `join_key_map` of each source projection that renames join keys
+   * (Feast's `fv.with_join_key_map({...})` given as a source), by source name: a join key of that
+   * view → the `entities` column a read of the on-demand view takes it from. Absent when none does.
+   */
+  readonly sourceJoinKeyMaps?: Readonly<Record<string, Tags>>
+  /**
    * On-demand feature views: the fields of their request sources (Feast's
    * `get_request_data_schema`), which a read must send beside the entity columns; absent when none.
    */
@@ -240,11 +246,30 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
     sources: Object.freeze(Object.keys(spec.sources ?? {})),
+    ...sourceJoinKeyMapsOf(spec.sources),
     ...requestDataOf(spec.sources),
     writeToOnlineStore: spec.write_to_online_store ?? false,
     ...flag('disabled', spec.disabled),
     ...unserved(message.meta?.state)
   }
+}
+
+/** The join_key_maps of an on-demand view's source projections, by source name; absent when none renames a join key. */
+function sourceJoinKeyMapsOf (sources: Readonly<Record<string, Message<'OnDemandSource'>>> | undefined): { sourceJoinKeyMaps?: Readonly<Record<string, Tags>> } {
+  // Null-prototype: a source called `__proto__` is just a source.
+  const maps = Object.create(null) as Record<string, Tags>
+  let found = false
+  for (const [name, source] of Object.entries(sources ?? {})) {
+    const map = joinKeyMapOf(source.feature_view_projection)
+    if (map !== undefined) { maps[name] = map; found = true }
+  }
+  return found ? { sourceJoinKeyMaps: Object.freeze(maps) } : {}
+}
+
+/** A projection's join_key_map; undefined when it renames none. */
+function joinKeyMapOf (projection: Message<'FeatureViewProjection'> | undefined): Tags | undefined {
+  const map = projection?.join_key_map
+  return map === undefined || Object.keys(map).length === 0 ? undefined : tagsOf(map)
 }
 
 /** The request data fields of an on-demand view's request sources, each once, in registry order. */
@@ -274,12 +299,15 @@ function featureService (message: Message<'FeatureService'>): FeatureServiceReso
   const spec = message.spec
   const common = base('FeatureService', spec?.name, spec?.project, spec?.tags, spec?.description, spec?.owner)
   if (common === undefined || spec === undefined) return undefined
-  const projections = (spec.features ?? []).map((projection) => Object.freeze({
-    featureView: projection.feature_view_name ?? '',
-    ...optional('alias', projection.feature_view_name_alias),
-    features: names(projection.feature_columns),
-    ...(projection.join_key_map === undefined || Object.keys(projection.join_key_map).length === 0 ? {} : { joinKeyMap: tagsOf(projection.join_key_map) })
-  }))
+  const projections = (spec.features ?? []).map((projection) => {
+    const joinKeyMap = joinKeyMapOf(projection)
+    return Object.freeze({
+      featureView: projection.feature_view_name ?? '',
+      ...optional('alias', projection.feature_view_name_alias),
+      features: names(projection.feature_columns),
+      ...(joinKeyMap === undefined ? {} : { joinKeyMap })
+    })
+  })
   return { ...common, projections: Object.freeze(projections) }
 }
 

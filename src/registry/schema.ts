@@ -139,11 +139,12 @@ const MESSAGES = {
     entities: { no: 13, type: 'string', label: 'repeated' },
     disabled: bool(19)
   },
-  // Feature view sources are known by their key in the map: their content is not read.
+  // Feature view sources are known by their key in the map. Of a projection (what Feast writes),
+  // its join_key_map is read; a whole feature view (older Feast) is not read, as it renames none.
   OnDemandSource: {
     feature_view: message(1, 'Unread'),
     request_data_source: message(2, 'RequestSource'),
-    feature_view_projection: message(3, 'Unread')
+    feature_view_projection: message(3, 'FeatureViewProjection')
   },
   // A DataSource as an on-demand view's request source: only the request data's field names
   // (Feast's RequestSource.from_proto reads `schema`, not the older `deprecated_schema`). Its

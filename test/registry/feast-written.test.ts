@@ -120,6 +120,11 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats', 'request_amount'])
   })
 
+  it('reads the join_key_map of an on-demand view\'s source projection, by source name; a source renaming none has no map', () => {
+    assert.deepEqual({ ...view('OnDemandFeatureView', 'amount_ratio').sourceJoinKeyMaps?.user_stats }, { user_id: 'customer_id' })
+    assert.equal(view('OnDemandFeatureView', 'amount_check').sourceJoinKeyMaps, undefined)
+  })
+
   it('reads the fields of an on-demand view\'s request sources, as Feast\'s get_request_data_schema lists them', () => {
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').requestData, ['amount'])
     // A request source written without request_data_options carries no field.
