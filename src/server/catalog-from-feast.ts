@@ -110,7 +110,7 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
     ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.unservedState === undefined ? {} : { unservedState: view.unservedState }),
-    ...(view.type === 'OnDemandFeatureView' ? { sources: sourceViews(view, project), writeToOnlineStore: view.writeToOnlineStore === true } : {}),
+    ...(view.type === 'OnDemandFeatureView' ? onDemandSources(view, project) : {}),
     ...(view.requestData === undefined ? {} : { requestData: view.requestData })
   }
 }
@@ -118,6 +118,15 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
 /** An entity's join key; its name when the registry holds none. */
 function joinKeyOf (entity: EntityResource): string {
   return entity.joinKey ?? entity.name
+}
+
+/** An on-demand view's feature view sources, the join_key_maps of those read through one, and whether it is stored. */
+function onDemandSources (view: FeatureViewResource, project: RegistryProject): Pick<FeatureViewDef, 'sources' | 'sourceJoinKeyMaps' | 'writeToOnlineStore'> {
+  const sources = sourceViews(view, project)
+  const maps = view.sourceJoinKeyMaps ?? {}
+  // fromEntries defines each key: a source called `__proto__` is just a source.
+  const renaming = Object.fromEntries(sources.filter((name) => Object.hasOwn(maps, name)).map((name) => [name, maps[name] as Readonly<Record<string, string>>]))
+  return { sources, ...(Object.keys(renaming).length === 0 ? {} : { sourceJoinKeyMaps: renaming }), writeToOnlineStore: view.writeToOnlineStore === true }
 }
 
 /**

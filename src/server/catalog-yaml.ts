@@ -19,6 +19,8 @@ const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
 const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'request_data', 'online', 'offline', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
 const PROJECTION_KEYS = ['view', 'alias', 'features', 'join_key_map']
+/** An on-demand view's source in the mapping form: Feast's `fv.with_join_key_map({...})` given as a source. */
+const SOURCE_KEYS = ['view', 'join_key_map']
 /** The kinds Feast's `with_join_key_map` exists for: it is a method of FeatureView and its subclasses. */
 const RENAMABLE_KINDS: ReadonlySet<FeatureViewKind> = new Set(['FeatureView', 'BatchFeatureView', 'StreamFeatureView'])
 /** Column of a sample row (and of pushed data) holding the event time. */
@@ -38,13 +40,15 @@ export function parseYamlCatalog (file: FeatureStoreFile): YamlCatalogSnapshot {
   const project = data.project
   if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (a non-empty string), got ${ConfigError.describe(project)}`)
 
-  const featureViews = list(data.feature_views, ['feature_views'], fail).map((raw, i) => parseView(raw, ['feature_views', i], fail))
+  const parsed = list(data.feature_views, ['feature_views'], fail).map((raw, i) => parseView(raw, ['feature_views', i], fail))
   const views = new Map<string, FeatureViewDef>()
-  featureViews.forEach((view, i) => {
+  parsed.forEach(({ view }, i) => {
     if (views.has(view.name)) fail(['feature_views', i, 'name'], `duplicate feature view ${JSON.stringify(view.name)}`)
     views.set(view.name, view)
   })
-  featureViews.forEach((view, i) => { checkSources(view, ['feature_views', i, 'sources'], views, fail) })
+  // Sources name other views, so they are resolved once every view is known.
+  const featureViews = parsed.map((view, i) => withSources(view, ['feature_views', i, 'sources'], views, fail))
+  for (const view of featureViews) views.set(view.name, view)
 
   const featureServices = list(data.feature_services, ['feature_services'], fail).map((raw, i) => parseService(raw, ['feature_services', i], views, fail))
   const serviceNames = new Set<string>()
@@ -58,7 +62,19 @@ export function parseYamlCatalog (file: FeatureStoreFile): YamlCatalogSnapshot {
 
 type Fail = (path: Path, message: string) => never
 
-function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
+/** A view as parsed, before its sources are resolved: the join_key_maps of the sources written as mappings, by source index. */
+interface ParsedView {
+  readonly view: FeatureViewDef
+  readonly sourceForms?: SourceForms
+}
+
+/** How an on-demand view's sources are written: which as mappings, and the raw join_key_map of those that have one. */
+interface SourceForms {
+  readonly mappings: ReadonlySet<number>
+  readonly joinKeyMaps: ReadonlyMap<number, unknown>
+}
+
+function parseView (raw: unknown, path: Path, fail: Fail): ParsedView {
   const view = mapping(raw, path, fail)
   checkKeys(view, VIEW_KEYS, path, fail)
   const name = nonEmptyString(view.name, [...path, 'name'], fail)
@@ -92,24 +108,57 @@ function parseView (raw: unknown, path: Path, fail: Fail): FeatureViewDef {
     // Feast reads a column it needs as request data as such, so it could never be the join key too.
     if (entities.includes(field)) fail([...path, 'request_data', i], `${JSON.stringify(field)} is a join key of the view`)
   })
+  const sources = onDemand ? parseSources(view.sources, [...path, 'sources'], fail) : undefined
   const flags = {
-    ...(onDemand ? { sources: stringList(view.sources, [...path, 'sources'], fail) } : {}),
+    ...(sources === undefined ? {} : { sources: sources.names }),
     ...(requestData.length === 0 ? {} : { requestData }),
     ...optionalFlag('online', view.online, [...path, 'online'], fail),
     ...optionalFlag('offline', view.offline, [...path, 'offline'], fail),
     ...(boolean(view.enabled, [...path, 'enabled'], fail) === false ? { disabled: true } : {}),
     ...optionalFlag('writeToOnlineStore', view.write_to_online_store, [...path, 'write_to_online_store'], fail)
   }
-  return Object.freeze({ name, kind: kind as FeatureViewKind, tags: tags(view.tags, [...path, 'tags'], fail), entities, features, pushSource, ...flags })
+  const parsed = Object.freeze({ name, kind: kind as FeatureViewKind, tags: tags(view.tags, [...path, 'tags'], fail), entities, features, pushSource, ...flags })
+  return sources === undefined ? { view: parsed } : { view: parsed, sourceForms: sources }
 }
 
-/** An on-demand view's sources must be declared feature views that are not on-demand themselves. */
-function checkSources (view: FeatureViewDef, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): void {
-  view.sources?.forEach((source, i) => {
-    const found = views.get(source)
-    if (found === undefined) fail([...path, i], undeclared(source, views))
-    if (found?.kind === 'OnDemandFeatureView') fail([...path, i], `${JSON.stringify(source)} is an OnDemandFeatureView; an on-demand view reads feature views`)
+/** An on-demand view's `sources`: each a view's name, or a mapping `{ view, join_key_map? }`; each view once. */
+function parseSources (value: unknown, path: Path, fail: Fail): SourceForms & { readonly names: readonly string[] } {
+  const names: string[] = []
+  const mappings = new Set<number>()
+  const joinKeyMaps = new Map<number, unknown>()
+  list(value, path, fail).forEach((item, i) => {
+    let name: string
+    if (isMapping(item)) {
+      checkKeys(item, SOURCE_KEYS, [...path, i], fail)
+      name = nonEmptyString(item.view, [...path, i, 'view'], fail)
+      mappings.add(i)
+      if (item.join_key_map !== undefined) joinKeyMaps.set(i, item.join_key_map)
+    } else {
+      name = nonEmptyString(item, [...path, i], fail)
+    }
+    // Feast keys an on-demand view's sources by name: a view given twice would be read once.
+    if (names.includes(name)) fail([...path, i], `duplicate ${JSON.stringify(name)}`)
+    names.push(name)
   })
+  return { names: Object.freeze(names), mappings, joinKeyMaps }
+}
+
+/**
+ * An on-demand view's sources must be declared feature views that are not on-demand themselves;
+ * a source's join_key_map is checked against that view as a feature service's is. The view, with
+ * the maps of its sources that have one.
+ */
+function withSources ({ view, sourceForms }: ParsedView, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): FeatureViewDef {
+  const maps: Array<[string, Readonly<Record<string, string>>]> = []
+  view.sources?.forEach((source, i) => {
+    const at = sourceForms?.mappings.has(i) === true ? [...path, i, 'view'] : [...path, i]
+    const found = views.get(source) ?? fail(at, undeclared(source, views))
+    if (found.kind === 'OnDemandFeatureView') fail(at, `${JSON.stringify(source)} is an OnDemandFeatureView; an on-demand view reads feature views`)
+    const raw = sourceForms?.joinKeyMaps.get(i)
+    if (raw !== undefined) maps.push([source, parseJoinKeyMap(raw, found, [...path, i, 'join_key_map'], fail)])
+  })
+  // fromEntries defines each key: a view called `__proto__` is just a view.
+  return maps.length === 0 ? view : Object.freeze({ ...view, sourceJoinKeyMaps: Object.freeze(Object.fromEntries(maps)) })
 }
 
 function boolean (value: unknown, path: Path, fail: Fail): boolean | undefined {
@@ -184,10 +233,11 @@ function parseProjection (raw: Record<string, unknown>, path: Path, views: Reado
 }
 
 /**
- * A projection's `join_key_map`: a join key of the view → the `entities` column a read of the
- * service takes it from. Feast does not check the map; keys that are not the view's join keys,
- * a column given to two join keys, and a column that is a join key the map keeps (the view could
- * then not be read by it) are refused here as the slips they are.
+ * A projection's `join_key_map` (a feature service's, or an on-demand view's source's): a join key
+ * of the view → the `entities` column a read of the service (or of the on-demand view) takes it
+ * from. Feast does not check the map; keys that are not the view's join keys, a column given to
+ * two join keys, and a column that is a join key the map keeps (the view could then not be read
+ * by it) are refused here as the slips they are.
  */
 function parseJoinKeyMap (raw: unknown, view: FeatureViewDef, path: Path, fail: Fail): Readonly<Record<string, string>> {
   if (!RENAMABLE_KINDS.has(view.kind)) fail(path, `feature view ${JSON.stringify(view.name)} is of kind ${view.kind}: Feast renames join keys (with_join_key_map) of FeatureView, BatchFeatureView and StreamFeatureView only`)

@@ -34,6 +34,13 @@ export interface FeatureViewDef {
    */
   readonly sources?: readonly string[] | undefined
   /**
+   * On-demand views: the `join_key_map` of each source that is read through a projection renaming
+   * join keys (Feast's `fv.with_join_key_map({...})` given as a source), by source name: a join key
+   * of that view → the `entities` column a read of the on-demand view takes it from. Absent when
+   * no source renames one.
+   */
+  readonly sourceJoinKeyMaps?: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined
+  /**
    * On-demand views: the request data they compute from (Feast's request sources' fields). A read
    * of the view must send these columns in `entities`; they are used, not answered.
    */

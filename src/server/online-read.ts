@@ -159,14 +159,16 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
   // Feast needs request data for the on-demand views it computes at read time only.
   const needed = new Map<string, string>()
   for (const view of read.filter(computedAtRead)) for (const field of view.requestData ?? []) if (!needed.has(field)) needed.set(field, view.name)
-  const tables = tablesRead(features, target.sources)
-  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()), renamedColumns(tables))
+  const used = viewsUsed(features, target.sources)
+  const renamed = renamedColumns(used)
+  const tables = tablesRead(features, used)
+  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()), renamed)
   checkRequestData(needed, columns)
   const keysByTable = new Map<string, ReadonlyMap<string, readonly EntityValue[]>>()
   for (const table of tables) {
     const keys = tableKeys(table.view.entities, table.joinKeyMap, columns.keys)
     for (const key of table.view.entities) {
-      if (key !== DUMMY_JOIN_KEY && !keys.has(key)) throw unprocessable(missingJoinKey(key, table, tables, columns, target.service))
+      if (key !== DUMMY_JOIN_KEY && !keys.has(key)) throw unprocessable(missingJoinKey(key, table, tables, columns, renamed, target.service))
     }
     keysByTable.set(table.shownAs, keys)
   }
@@ -233,46 +235,85 @@ function viewKind (view: FeatureViewDef): string {
 }
 
 /**
+ * A view under the name a projection shows it, with that projection's `join_key_map`: a feature
+ * service's projection, an on-demand view's source projection, or the view itself.
+ */
+interface Projection {
+  readonly view: FeatureViewDef
+  readonly shownAs: string
+  readonly joinKeyMap: Readonly<Record<string, string>> | undefined
+  /** For an on-demand view's source projection: that on-demand view (whose map it is). */
+  readonly sourceOf?: FeatureViewDef
+}
+
+/**
+ * The feature views of a read as Feast uses them (`utils._get_feature_views_to_use`), one per name
+ * shown, in the order first met: the feature views the features come from, and the sources of
+ * every on-demand view read (whether computed at read time or stored), each through the
+ * on-demand view's source projection. A projection met under a name already used is merged into
+ * the first one, whose `join_key_map` stays (`_append_or_merge_source_fv`). On-demand views are
+ * not among them.
+ */
+function viewsUsed (features: readonly ReadFeature[], sources: ReadTarget['sources']): Map<string, Projection> {
+  const used = new Map<string, Projection>()
+  const use = (projection: Projection): void => { if (!used.has(projection.shownAs)) used.set(projection.shownAs, projection) }
+  for (const { view, shownAs, joinKeyMap } of features) {
+    if (view.kind !== 'OnDemandFeatureView') { use({ view, shownAs, joinKeyMap }); continue }
+    for (const source of sourcesOf(view, sources)) {
+      const maps = view.sourceJoinKeyMaps
+      const map = maps !== undefined && Object.hasOwn(maps, source.name) ? maps[source.name] : undefined
+      use({ view: source, shownAs: source.name, joinKeyMap: map, sourceOf: view })
+    }
+  }
+  return used
+}
+
+/**
  * A view read by its own join keys (Feast's "table"), under the name a projection shows it: the
  * views the features come from, and the feature views the on-demand views computed at read time
  * read (Feast reads those, then computes). The reference server serves computed on-demand views
  * from stored rows, so they are read by their own join keys too.
  */
-interface Table {
-  readonly view: FeatureViewDef
-  readonly shownAs: string
-  readonly joinKeyMap: Readonly<Record<string, string>> | undefined
+interface Table extends Projection {
   /** For a source view: the on-demand view computed from it. */
   readonly readFor?: FeatureViewDef
 }
 
 /**
- * The tables of a read, one per name shown (Feast merges a projection into the first one shown
- * under its name, keeping the first one's `join_key_map`), in Feast's order: the views as first
- * met (an on-demand view computed at read time meets its sources there), then the computed ones.
+ * The tables of a read, one per name shown, each with the projection `used` holds under its name,
+ * in Feast's order: the views as first met (an on-demand view computed at read time meets its
+ * sources there), then the computed ones.
  */
-function tablesRead (features: readonly ReadFeature[], sources: ReadTarget['sources']): Table[] {
+function tablesRead (features: readonly ReadFeature[], used: ReadonlyMap<string, Projection>): Table[] {
   const tables = new Map<string, Table>()
   const computed = new Map<string, Table>()
-  const add = (into: Map<string, Table>, table: Table): void => {
-    if (!tables.has(table.shownAs) && !computed.has(table.shownAs)) into.set(table.shownAs, table)
+  const add = (into: Map<string, Table>, table: Table | undefined): void => {
+    if (table !== undefined && !tables.has(table.shownAs) && !computed.has(table.shownAs)) into.set(table.shownAs, table)
   }
   for (const { view, shownAs, joinKeyMap } of features) {
-    if (!computedAtRead(view)) { add(tables, { view, shownAs, joinKeyMap }); continue }
-    for (const source of sourcesOf(view, sources)) add(tables, { view: source, shownAs: source.name, joinKeyMap: undefined, readFor: view })
-    add(computed, { view, shownAs, joinKeyMap })
+    // An on-demand view written to the online store is read as a feature view, by its own projection.
+    if (view.kind === 'OnDemandFeatureView' && !computedAtRead(view)) add(tables, { view, shownAs, joinKeyMap })
+    else if (!computedAtRead(view)) add(tables, used.get(shownAs))
+    else {
+      for (const source of view.sources ?? []) {
+        const projection = used.get(source)
+        add(tables, projection === undefined ? undefined : { ...projection, readFor: view })
+      }
+      add(computed, { view, shownAs, joinKeyMap })
+    }
   }
   return [...tables.values(), ...computed.values()]
 }
 
 /**
- * The columns the tables' `join_key_map`s read join keys from, which Feast's `_get_entity_maps`
- * counts among the join keys: those of feature views only (not of on-demand views).
+ * The columns the `join_key_map`s of the views used read join keys from, which Feast's
+ * `_get_entity_maps` counts among the join keys (so they are answered): those of feature views
+ * only, an on-demand view's source projections included (not those of on-demand views).
  */
-function renamedColumns (tables: readonly Table[]): Set<string> {
+function renamedColumns (used: ReadonlyMap<string, Projection>): Set<string> {
   const renamed = new Set<string>()
-  for (const { view, joinKeyMap } of tables) {
-    if (joinKeyMap === undefined || view.kind === 'OnDemandFeatureView') continue
+  for (const { view, joinKeyMap } of used.values()) {
+    if (joinKeyMap === undefined) continue
     for (const key of view.entities) if (Object.hasOwn(joinKeyMap, key)) renamed.add(joinKeyMap[key] as string)
   }
   return renamed
@@ -298,19 +339,21 @@ const MAX_NAMED = 5
 
 /**
  * A missing join key's message: the column expected and whose join key it is (renamed by a
- * feature service, or read for an on-demand view), the columns the tables read take, and the
- * columns sent that were not read.
+ * feature service or an on-demand view's source, or read for an on-demand view), the columns the
+ * tables read take, and the columns sent that were not read.
  */
 function missingJoinKey (
-  key: string, table: Table, tables: readonly Table[], columns: SortedEntityColumns<unknown>, service: FeatureServiceDef | undefined
+  key: string, table: Table, tables: readonly Table[], columns: SortedEntityColumns<unknown>,
+  renamed: ReadonlySet<string>, service: FeatureServiceDef | undefined
 ): string {
-  const renamed = renamedColumns(tables)
   const column = columnOf(table, key, renamed)
   const view = `feature view ${JSON.stringify(table.view.name)}`
   let whose = `the join key of ${view}`
   if (column !== key) {
     const projection = table.shownAs === table.view.name ? 'its projection' : `its projection ${JSON.stringify(table.shownAs)}`
-    const by = service === undefined ? '' : ` in feature service ${JSON.stringify(service.name)}`
+    const by = table.sourceOf !== undefined
+      ? ` among the sources of on-demand feature view ${JSON.stringify(table.sourceOf.name)}`
+      : service === undefined ? '' : ` in feature service ${JSON.stringify(service.name)}`
     whose = `the join key ${JSON.stringify(key)} of ${view} renamed by the join_key_map of ${projection}${by}`
   } else if (table.readFor !== undefined) {
     whose = `the join key of ${view}, which on-demand feature view ${JSON.stringify(table.readFor.name)} is computed from`

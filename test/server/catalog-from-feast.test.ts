@@ -46,6 +46,20 @@ describe('the reference server\'s registry over a Feast registry file', () => {
     }
   })
 
+  it('gives an on-demand view the join_key_map of each source it reads through a projection renaming join keys', () => {
+    const path = join(dir, 'every-kind-sources.db')
+    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
+    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
+    try {
+      const catalog = catalogFromFeastRegistry(registry)
+      const maps = catalog.featureView('amount_ratio')?.sourceJoinKeyMaps ?? {}
+      assert.deepEqual(Object.entries(maps).map(([source, map]) => [source, { ...map }]), [['user_stats', { user_id: 'customer_id' }]])
+      assert.equal(catalog.featureView('amount_check')?.sourceJoinKeyMaps, undefined)
+    } finally {
+      registry.close()
+    }
+  })
+
   it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
     const path = join(dir, 'lost-entity.db')
     writeFileSync(path, writeFeastRegistry({

@@ -224,3 +224,34 @@ feature_views:
     assert.throws(() => load(service('{view: location_stat}')), /features\[0\]\.view: feature view "location_stat" is not declared under feature_views \(did you mean location_stats\?\)/)
   })
 })
+
+describe('the registry YAML file: an on-demand view\'s source as a mapping, with a join_key_map', () => {
+  // A trip's weather at its origin: the location view read as an on-demand view's source, its join key taken from origin_id.
+  const odfv = (source: string): string => `project: p
+feature_views:
+  - name: location_stats
+    entities: [location_id, day]
+    features: [temperature]
+  - name: origin_weather
+    kind: OnDemandFeatureView
+    entities: [trip_id]
+    features: [cold_start]
+    sources: [${source}]
+`
+
+  test('reads the source\'s join_key_map, by source name, as Feast\'s with_join_key_map given as a source', () => {
+    const view = load(odfv('{view: location_stats, join_key_map: {location_id: origin_id}}')).featureView('origin_weather')
+    assert.deepEqual(view?.sources, ['location_stats'])
+    assert.deepEqual(view?.sourceJoinKeyMaps, { location_stats: { location_id: 'origin_id' } })
+  })
+
+  test('a source\'s join_key_map is checked as a feature service\'s: a key the source view does not have is refused, with the join keys it has', () => {
+    assert.throws(() => load(odfv('{view: location_stats, join_key_map: {location: origin_id}}')),
+      /feature_views\[1\]\.sources\[0\]\.join_key_map\.location: feature view "location_stats" has no join key "location" \(did you mean location_id\?\) \(it has location_id, day\)/)
+  })
+
+  test('an unknown key or an undeclared view in a source mapping is refused, naming the source', () => {
+    assert.throws(() => load(odfv('{view: location_stats, join_key_maps: {location_id: origin_id}}')), /feature_views\[1\]\.sources\[0\]\.join_key_maps: unknown key \(did you mean join_key_map\?\)/)
+    assert.throws(() => load(odfv('{view: location_stat}')), /feature_views\[1\]\.sources\[0\]\.view: feature view "location_stat" is not declared under feature_views \(did you mean location_stats\?\)/)
+  })
+})

@@ -41,12 +41,18 @@ const RELOCATION = [
   { view: 'zipcode_features', alias: 'work', features: ['population'], joinKeyMap: { zipcode: 'work_zipcode' } },
   { view: 'credit_history', features: ['credit_card_due'] }
 ]
+// Computed from zipcode_features read at a customer's home: its source projection takes zipcode from
+// home_zipcode (Feast's zipcode_features.with_join_key_map(...) given as a source); computed at read time, and written to the online store.
+const HOME = { entity: 'customer', features: ['home_population'], source: 'zipcode_features', joinKeyMap: { zipcode: 'home_zipcode' } }
+const HOME_VIEWS = [{ name: 'home_area', written: false }, { name: 'home_area_stored', written: true }]
 const SAMPLE_ROWS = {
   credit_history: [{ dob_ssn: '1', credit_card_due: 10, missed_payments: 0 }],
   zipcode_features: [{ zipcode: 94107, population: 5 }, { zipcode: 10001, population: 8 }],
   transaction_check: [{ dob_ssn: '1', over_limit: true }],
   risk_score: [{ dob_ssn: '1', risky: false }],
-  risk_score_stored: [{ dob_ssn: '1', risky: true }]
+  risk_score_stored: [{ dob_ssn: '1', risky: true }],
+  home_area: [{ dob_ssn: '1', home_population: 5 }],
+  home_area_stored: [{ dob_ssn: '1', home_population: 6 }]
 }
 
 const REGISTRY_YAML = stringify({
@@ -63,6 +69,14 @@ const REGISTRY_YAML = stringify({
     },
     ...RISK_VIEWS.map(({ name, written }) => ({
       name, kind: 'OnDemandFeatureView', entities: [JOIN_KEY[RISK.entity]], features: RISK.features, sources: RISK.sources, write_to_online_store: written
+    })),
+    ...HOME_VIEWS.map(({ name, written }) => ({
+      name,
+      kind: 'OnDemandFeatureView',
+      entities: [JOIN_KEY[HOME.entity]],
+      features: HOME.features,
+      sources: [{ view: HOME.source, join_key_map: HOME.joinKeyMap }],
+      write_to_online_store: written
     }))
   ],
   feature_services: [
@@ -95,6 +109,15 @@ function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uin
       }
     }, ...RISK_VIEWS.map(({ name, written }) => ({
       spec: { name, project: 'credit', entities: [RISK.entity], features: names(RISK.features), sources: fromViews(RISK.sources), write_to_online_store: written }
+    })), ...HOME_VIEWS.map(({ name, written }) => ({
+      spec: {
+        name,
+        project: 'credit',
+        entities: [HOME.entity],
+        features: names(HOME.features),
+        sources: { [HOME.source]: { feature_view_projection: { feature_view_name: HOME.source, feature_columns: names(['population']), join_key_map: HOME.joinKeyMap } } },
+        write_to_online_store: written
+      }
     }))],
     feature_services: [
       {
@@ -239,6 +262,37 @@ for (const [label, served] of [['registry YAML', yamlServer], ['Feast registry f
         assert.equal(reply.status, 403, reply.text)
         assert.equal(reply.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:relocation')
       }
+    })
+  })
+
+  describe(`get-online-features over a ${label}: an on-demand view's source's join_key_map, as Feast reads it`, () => {
+    test('an on-demand view computed at read time reads its source from the column the source\'s join_key_map names, answered under that name', async () => {
+      const reply = await read({ features: ['home_area:home_population'], entities: { home_zipcode: [94107], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['home_zipcode', 'dob_ssn', 'home_population'])
+      assert.deepEqual(values(reply), [[94107], ['1'], [5]])
+    })
+
+    test('a missing renamed column is a 422 naming it, the join key, the view and the on-demand view', async () => {
+      const reply = await post('reader', { features: ['home_area:home_population'], entities: { dob_ssn: ['1'] } })
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, 'entities has no column "home_zipcode", the join key "zipcode" of feature view "zipcode_features" renamed by ' +
+        'the join_key_map of its projection among the sources of on-demand feature view "home_area" (the views read take the join keys home_zipcode, dob_ssn)')
+    })
+
+    test('the source view is read with the projection the request meets first: after the on-demand view, by the renamed column, as Feast merges them', async () => {
+      const after = await read({ features: ['home_area:home_population', 'zipcode_features:population'], entities: { home_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(after.body.metadata.feature_names, ['home_zipcode', 'dob_ssn', 'population', 'home_population'])
+      assert.deepEqual(values(after), [[10001], ['1'], [8], [5]])
+      // Named first, the view keeps its own join key, and the renamed column is no join key of the read.
+      const before = await read({ features: ['zipcode_features:population', 'home_area:home_population'], entities: { zipcode: [94107], home_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(before.body.metadata.feature_names, ['zipcode', 'dob_ssn', 'population', 'home_population'])
+      assert.deepEqual(values(before), [[94107], ['1'], [5], [5]])
+    })
+
+    test('an on-demand view written to the online store answers its source\'s renamed column as a join key, as Feast\'s _get_entity_maps counts it', async () => {
+      const reply = await read({ features: ['home_area_stored:home_population'], entities: { home_zipcode: [94107], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['home_zipcode', 'dob_ssn', 'home_population'])
+      assert.deepEqual(values(reply), [[94107], ['1'], [6]])
     })
   })
 
