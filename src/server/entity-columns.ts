@@ -47,13 +47,13 @@ export interface SortedEntityColumns<T> {
 }
 
 /**
- * Sorts `entities` by `columns` (the project's), `requestData` (the fields the on-demand views
+ * Sorts `entities` (the body's columns, in the order it sent them) by `columns` (the project's), `requestData` (the fields the on-demand views
  * computed for this read need) and `renamed` (the columns a feature service's `join_key_map` reads
  * join keys from, which Feast counts among the join keys). Refuses nothing: what is missing is
  * judged by the caller.
  */
 export function sortEntityColumns<T> (
-  entities: Readonly<Record<string, readonly T[]>>,
+  entities: Iterable<readonly [string, readonly T[]]>,
   columns: EntityColumns,
   requestData: ReadonlySet<string>,
   renamed: ReadonlySet<string> = new Set()
@@ -61,7 +61,7 @@ export function sortEntityColumns<T> (
   const keys = new Map<string, readonly T[]>()
   const sent = new Set<string>()
   const ignored: string[] = []
-  for (const [column, values] of Object.entries(entities)) {
+  for (const [column, values] of entities) {
     if (requestData.has(column)) { sent.add(column); continue }
     const joinKey = columns.joinKeys.has(column) || renamed.has(column) ? column : columns.entityNames.get(column)
     if (joinKey === undefined) ignored.push(column)

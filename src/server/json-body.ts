@@ -5,12 +5,24 @@
  * Anything else is a 415. Fastify alone would read `text/plain` too (the routes then meet a string
  * and answer 422; FastAPI answers 422 as well) and ignores a `charset` parameter, so a body labelled
  * UTF-16 would be read as UTF-8: a proxy or a filter in front that honours the label inspects
- * another body than the one the routes act on. A charset other than UTF-8 is a 415 too.
+ * another body than the one the routes act on. A charset other than UTF-8 is a 415 too. Each
+ * body's text is kept with its request ({@link jsonTextOf}), for the order of its keys.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { unsupportedMediaType } from './http-error.ts'
 
 type Done = (error: Error | null, body?: unknown) => void
+
+// Each request's JSON text, for as long as the request lives.
+const texts = new WeakMap<FastifyRequest, string>()
+
+/**
+ * The JSON text `request`'s body was parsed from: what tells the order of an object's
+ * integer-like keys, which the parsed body has lost (json-key-order.ts). Undefined without a body.
+ */
+export function jsonTextOf (request: FastifyRequest): string | undefined {
+  return texts.get(request)
+}
 
 /** Replaces Fastify's body parsers with JSON only, refusing any charset but UTF-8 (RFC 8259 8.1). */
 export function acceptJsonBodiesOnly (app: FastifyInstance): void {
@@ -22,7 +34,10 @@ export function acceptJsonBodiesOnly (app: FastifyInstance): void {
       done(unsupportedMediaType('a JSON body must be UTF-8 (RFC 8259); send it without a charset or with charset=utf-8'), undefined)
       return
     }
-    parseJson(request, body as string, done)
+    parseJson(request, body as string, (error, parsed) => {
+      if (error === null) texts.set(request, body as string)
+      done(error, parsed)
+    })
   }
   app.removeAllContentTypeParsers()
   // As strings, so that bodyLimit is enforced before any parsing.

@@ -13,6 +13,7 @@ import { FEAST_BOOLEAN_VALUES, feastBoolean } from './feast-boolean.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
 import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
 import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, tableKeys, type SortedEntityColumns } from './entity-columns.ts'
+import { isIntegerLikeKey, keysAsWritten } from './json-key-order.ts'
 
 /** An entity value: Feast's entity keys are scalars. */
 export type EntityValue = string | number | boolean | null
@@ -55,7 +56,12 @@ export interface ReadTarget {
   readonly refs: readonly FeatureRef[]
   /** @internal What the `entities` columns may name in the project, from the same registry version. */
   readonly columns: EntityColumns
+  /** @internal The `entities` columns in the order the body wrote them (see {@link readTarget}). */
+  readonly sent: readonly EntityColumn[]
 }
+
+/** One `entities` column: its name and its values. */
+type EntityColumn = readonly [string, readonly EntityValue[]]
 
 /** Feast's get-online-features answer: one column per join key sent, then one per feature. */
 export interface OnlineFeaturesResponse {
@@ -67,9 +73,14 @@ export interface OnlineFeaturesResponse {
  * Step 1, before the permission check: the body's JSON types (422), the feature service or the
  * feature views it names (404 for a name the registry does not have, as Feast answers, before any
  * permission), and the resources to check. Nothing here depends on what those resources hold.
+ *
+ * `text`, the JSON text `input` was parsed from, keeps the order of the `entities` columns, which
+ * the answer repeats as Feast does: a parsed object puts the columns whose names look like
+ * integers (`"7"`) first. Without it they come in the parsed object's order.
  */
-export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarget {
+export function readTarget (registry: FeatureCatalog, input: unknown, text?: string): ReadTarget {
   const body = checkReadBody(input)
+  const sent = columnsAsWritten(body.entities, text)
   const views = new Map<string, FeatureViewDef | undefined>()
   const sources = new Map<string, FeatureViewDef | undefined>()
   const lookUpSources = (view: FeatureViewDef): void => {
@@ -85,7 +96,8 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
       views.set(name, view)
       if (view !== undefined) lookUpSources(view)
     }
-    return { resources: [serviceResource(service, registry.project)], body, service, views, sources, refs: service.features, columns: entityColumns(registry) }
+    const resources = [serviceResource(service, registry.project)]
+    return { resources, body, service, views, sources, refs: service.features, columns: entityColumns(registry), sent }
   }
   const refs = (body.features ?? []).map(parseFeatureRef)
   // Feast's order (utils._get_feature_views_to_use): feature views, each on-demand view's sources
@@ -109,7 +121,20 @@ export function readTarget (registry: FeatureCatalog, input: unknown): ReadTarge
     }
   }
   const resources = [...read, ...onDemand].map((view) => viewResource(view, registry.project))
-  return { resources, body, service: undefined, views, sources, refs, columns: entityColumns(registry) }
+  return { resources, body, service: undefined, views, sources, refs, columns: entityColumns(registry), sent }
+}
+
+/**
+ * The `entities` columns in the order `text` writes them, when the parsed object may have lost it
+ * (it has integer-like names) and `text` has exactly its columns; in the object's order otherwise.
+ */
+function columnsAsWritten (entities: GetOnlineFeaturesBody['entities'], text: string | undefined): EntityColumn[] {
+  let names = Object.keys(entities)
+  if (text !== undefined && names.some(isIntegerLikeKey)) {
+    const written = keysAsWritten(text, 'entities')
+    if (written !== undefined && written.length === names.length && written.every((name) => Object.hasOwn(entities, name))) names = written
+  }
+  return names.map((name) => [name, entities[name] as readonly EntityValue[]])
 }
 
 /**
@@ -146,7 +171,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     if (view === undefined) throw notFound(`feature view ${JSON.stringify(name)} is not in the registry`)
     return { view, feature, shownAs: alias ?? view.name, joinKeyMap }
   })
-  const rowCount = columnLength(body.entities, 'entities')
+  const rowCount = columnLength(target.sent, 'entities')
   const read = [...new Set(features.map((item) => item.view))]
   for (const view of read) {
     if (view.disabled === true) throw unprocessable(`feature view ${JSON.stringify(view.name)} is disabled and serves no features`)
@@ -162,7 +187,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
   const used = viewsUsed(features, target.sources)
   const renamed = renamedColumns(used)
   const tables = tablesRead(features, used)
-  const columns = sortEntityColumns(body.entities, target.columns, new Set(needed.keys()), renamed)
+  const columns = sortEntityColumns(target.sent, target.columns, new Set(needed.keys()), renamed)
   checkRequestData(needed, columns)
   const keysByTable = new Map<string, ReadonlyMap<string, readonly EntityValue[]>>()
   for (const table of tables) {
@@ -395,10 +420,10 @@ function feastOrder (features: readonly ReadFeature[]): ReadFeature[] {
   return [...read.values(), ...computed.values()].flat()
 }
 
-/** Every column of a data frame must have the same length; the number of rows. */
-export function columnLength (frame: Readonly<Record<string, readonly unknown[]>>, field: string): number {
+/** Every column of a data frame (its columns, in order) must have the same length; the number of rows. */
+export function columnLength (frame: Iterable<readonly [string, readonly unknown[]]>, field: string): number {
   let length: number | undefined
-  for (const [column, values] of Object.entries(frame)) {
+  for (const [column, values] of frame) {
     if (length === undefined) length = values.length
     else if (values.length !== length) throw unprocessable(`${field}: every column must have the same length (${JSON.stringify(column)} has ${values.length}, expected ${length})`)
   }

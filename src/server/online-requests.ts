@@ -267,7 +267,7 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
       if (value !== null && typeof value === 'object') throw unprocessable(`df.${key}[${i}] must be a string, number, boolean or null (a join key of feature view ${JSON.stringify(view.name)})`)
     })
   }
-  const count = columnLength(df, 'df')
+  const count = columnLength(Object.entries(df), 'df')
   const times = df[EVENT_TIMESTAMP]
   times?.forEach((time, i) => {
     if (typeof time !== 'string' || Number.isNaN(utcInstant(time))) throw unprocessable(`df.${EVENT_TIMESTAMP}[${i}] must be an ISO 8601 date-time, got ${JSON.stringify(time)}`)

@@ -19,6 +19,7 @@ import {
 import { projectQuerySchema, requestedProject, type ProjectScope } from './project-scope.ts'
 import { viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
+import { jsonTextOf } from './json-body.ts'
 
 /**
  * Every route acts on the project of `scopeOf(request)` (the server's, or the one the `project`
@@ -37,7 +38,8 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     // The JSON types first, as a schema would check them: before the project is looked up.
     const input = checkReadBody(request.body)
     const scope = scopeOf(request)
-    return { ...scope, target: readTarget(scope.registry, input) }
+    // The body's text keeps the order of its entities columns, which the answer repeats.
+    return { ...scope, target: readTarget(scope.registry, input, jsonTextOf(request)) }
   })
   app.post('/get-online-features', {
     schema: { querystring: projectQuerySchema },

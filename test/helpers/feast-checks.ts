@@ -64,6 +64,11 @@ feature_views:
     kind: LabelView
     entities: [dob_ssn]
     features: [defaulted]
+  # Its join key is named like an integer, which a parsed JSON object puts before every other key.
+  - name: branch_labels
+    kind: LabelView
+    entities: ["7"]
+    features: [audited]
 feature_services:
   - name: credit_service
     features: [credit_history:credit_card_due, transaction_gt_last_credit_card_due]
@@ -276,6 +281,12 @@ export function defineReadChecks (served: () => Served): Record<string, () => Pr
       assert.equal(allowed.status, 422, allowed.text)
       assert.match(allowed.body.message, /"retired_scores" is disabled/)
       assertDenied(await post('zip_reader', body), 'FeatureView:retired_scores', 'disabled')
+    },
+    'entity columns named like integers are answered in the order sent, as Feast answers them, not first': async () => {
+      const reply = await post('reader', '{"features": ["credit_history:credit_card_due"], "entities": {"dob_ssn": ["19530219_5179"], "7": [42]}}')
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', '7', 'credit_card_due'])
+      assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [['19530219_5179'], [42], [8419]])
     },
     'a label view is read with READ_ONLINE on LabelView': async () => {
       const reply = await post('reader', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['19530219_5179'] } })

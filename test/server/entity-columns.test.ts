@@ -416,7 +416,7 @@ describe('the entity columns of a catalog', () => {
 
   test('sorting: request data first, then join keys, then entity names; the rest is left out, in body order', () => {
     const columns = { joinKeys: new Set(['dob_ssn', 'zipcode']), entityNames: new Map([['customer', 'dob_ssn'], ['dob_ssn', 'other']]) }
-    const sorted = sortEntityColumns({ z: [0], zipcode: [1], amount: [2], customer: [3], dob_ssn: [4], a: [5] }, columns, new Set(['amount', 'zipcode']))
+    const sorted = sortEntityColumns(Object.entries({ z: [0], zipcode: [1], amount: [2], customer: [3], dob_ssn: [4], a: [5] }), columns, new Set(['amount', 'zipcode']))
     assert.deepEqual([...sorted.keys], [['dob_ssn', [4]]])
     assert.deepEqual([...sorted.requestData], ['zipcode', 'amount'])
     assert.deepEqual(sorted.ignored, ['z', 'a'])

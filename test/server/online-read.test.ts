@@ -91,6 +91,19 @@ describe('readFeatures: after the check', () => {
     assert.deepEqual(response.results.map((column) => column.values), [['19530219_5179', 'x'], [8419, null]])
   })
 
+  test('given the body\'s text, answers the entity columns in the order it writes them, names like integers included', () => {
+    const text = '{"features": ["credit_history:credit_card_due"], "entities": {"dob_ssn": ["19530219_5179"], "7": [1]}}'
+    const body: unknown = JSON.parse(text)
+    assert.deepEqual(readFeatures(readTarget(registry, body, text), store).metadata.feature_names, ['dob_ssn', '7', 'credit_card_due'])
+  })
+
+  test('a text that does not hold the body\'s entity columns is not trusted: the parsed order stands', () => {
+    const body = { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179'], 7: [1] } }
+    for (const text of ['{"entities": {"dob_ssn": [], "7": [], "8": []}}', '{"entities": {"dob_ssn": []}}', '{"entities": {"x": [], "7": []}}', 'not json']) {
+      assert.deepEqual(readFeatures(readTarget(registry, body, text), store).metadata.feature_names, ['7', 'dob_ssn', 'credit_card_due'], text)
+    }
+  })
+
   test('with full feature names, a view read as view@latest is named by the view\'s own name', () => {
     const response = readFeatures(readTarget(registry, { features: ['credit_history@latest:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] }, full_feature_names: true }), store)
     assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_history__credit_card_due'])
