@@ -399,10 +399,15 @@ interface ReadFeature {
 }
 
 /**
- * The features in the order Feast answers them (`utils._group_feature_refs`): grouped by view,
- * the views in the order first met (an on-demand view computed at read time meets its sources
- * there), then the on-demand views computed at read time, in the order first met. Within a view
- * Feast keeps no order (a set); here it is the request's.
+ * The features in the order Feast answers them: grouped by view, the views in the order first met
+ * (an on-demand view computed at read time meets its sources there), as `utils._group_feature_refs`
+ * groups them, then the on-demand views computed at read time, in the order first met, as
+ * `utils._augment_response_with_on_demand_transforms` appends them. Within a view read from the
+ * store Feast keeps no order (a set), and here it is the request's. Within an on-demand view
+ * computed at read time, Feast answers the features in the order its transformation outputs them;
+ * the reference server computes nothing and takes the view's schema order, the order of its
+ * features in the registry (which is that order when Feast inferred the schema from the
+ * transformation).
  */
 function feastOrder (features: readonly ReadFeature[]): ReadFeature[] {
   const read = new Map<string, ReadFeature[]>()
@@ -417,7 +422,13 @@ function feastOrder (features: readonly ReadFeature[]): ReadFeature[] {
     group(computed, item.shownAs).push(item)
     for (const source of item.view.sources ?? []) group(read, source)
   }
-  return [...read.values(), ...computed.values()].flat()
+  return [...read.values(), ...[...computed.values()].map(inSchemaOrder)].flat()
+}
+
+/** Features of one view, in the order of the view's features. */
+function inSchemaOrder (features: readonly ReadFeature[]): ReadFeature[] {
+  const place = (item: ReadFeature): number => item.view.features.indexOf(item.feature)
+  return [...features].sort((a, b) => place(a) - place(b))
 }
 
 /** Every column of a data frame (its columns, in order) must have the same length; the number of rows. */

@@ -140,3 +140,56 @@ describe('readFeatures: after the check', () => {
     expectError(() => readFeatures(target, store), { statusCode: 404, message: 'on-demand feature view "zipcode_density" reads feature view "zipcode_features", which is not in the registry' })
   })
 })
+
+describe('readFeatures: the order of an on-demand view\'s features, as Feast answers them', () => {
+  // fare_quote is computed at read time from trip_stats; fare_stored is written to the online store.
+  const rides = loadYamlCatalogFile({
+    yaml: `project: rides
+feature_views:
+  - name: trip_stats
+    entities: [rider_id]
+    features: [trips, rating]
+  - name: fare_quote
+    kind: OnDemandFeatureView
+    entities: [rider_id]
+    features: [base_fare, surge, total]
+    sources: [trip_stats]
+  - name: fare_stored
+    kind: OnDemandFeatureView
+    entities: [rider_id]
+    features: [base_fare, surge]
+    sources: [trip_stats]
+    write_to_online_store: true
+feature_services:
+  - name: quote
+    features: ["fare_quote:total", "trip_stats:rating", "fare_quote:base_fare"]
+sample_rows:
+  trip_stats: [{rider_id: 1, trips: 12, rating: 4.9}]
+  fare_quote: [{rider_id: 1, base_fare: 10, surge: 1.5, total: 15}]
+  fare_stored: [{rider_id: 1, base_fare: 11, surge: 1.2}]
+`,
+    source: 'registry.yaml'
+  })
+  const store = createOnlineStore(rides)
+  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1] }, ...body }), store)
+
+  test('an on-demand view computed at read time answers its features in its schema order, not the request\'s', () => {
+    const response = read({ features: ['fare_quote:total', 'fare_quote:surge', 'fare_quote:base_fare'] })
+    assert.deepEqual(response.metadata.feature_names, ['rider_id', 'base_fare', 'surge', 'total'])
+    assert.deepEqual(response.results.map((column) => column.values), [[1], [10], [1.5], [15]])
+  })
+
+  test('interleaved with a feature view\'s features, its features come after them, in its schema order, with full feature names too', () => {
+    const response = read({ features: ['fare_quote:total', 'trip_stats:rating', 'fare_quote:base_fare', 'trip_stats:trips'], full_feature_names: true })
+    assert.deepEqual(response.metadata.feature_names, ['rider_id', 'trip_stats__rating', 'trip_stats__trips', 'fare_quote__base_fare', 'fare_quote__total'])
+    assert.deepEqual(response.results.map((column) => column.values), [[1], [4.9], [12], [10], [15]])
+  })
+
+  test('read through a feature service, its features come in its schema order too', () => {
+    assert.deepEqual(read({ feature_service: 'quote' }).metadata.feature_names, ['rider_id', 'rating', 'base_fare', 'total'])
+  })
+
+  test('an on-demand view written to the online store keeps the request\'s order, as Feast reads it as a feature view and keeps none', () => {
+    assert.deepEqual(read({ features: ['fare_stored:surge', 'fare_stored:base_fare'] }).metadata.feature_names, ['rider_id', 'surge', 'base_fare'])
+  })
+})
