@@ -51,8 +51,8 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * Fetches tokens from the provider's token endpoint (found through discovery) with
  * `grant_type=client_credentials`, or `password` when `username` and `password` are set.
  * Client authentication is in the form body (`client_secret_post`), as Feast does.
- * A token is reused until its `exp` (or `expires_in`) minus `token_refresh_margin_seconds`;
- * a token with neither is not cached.
+ * A token is reused until its `exp` (or `expires_in`, at most {@link MAX_EXPIRES_IN_SECONDS})
+ * minus `token_refresh_margin_seconds`; a token with neither is not cached.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
@@ -165,8 +165,34 @@ function expiryOf (token: string, expiresIn: unknown, now: number): number | und
   const candidates: number[] = []
   const exp = readExp(token)
   if (exp !== undefined) candidates.push(exp * 1000)
-  if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) candidates.push(now + expiresIn * 1000)
+  const lifetime = lifetimeOf(expiresIn)
+  if (lifetime !== undefined) candidates.push(now + lifetime * 1000)
   return candidates.length === 0 ? undefined : Math.min(...candidates)
+}
+
+/**
+ * The longest a token is reused on the strength of `expires_in` alone: 24 hours. An opaque token
+ * has nothing else to say when it ends, so a provider answering `expires_in: 1e306` (or 1e12, or
+ * 1e400, which JSON reads as Infinity) would have it sent until a server refused it. 24 hours is
+ * Auth0's default lifetime for API tokens, longer than most providers' (Keycloak 5 minutes, Google
+ * and Okta 1 hour): the bound shortens hardly any lifetime a provider meant, and a wrong one costs
+ * one token request a day (and a 401 drops the token at once anyway).
+ * golang.org/x/oauth2 clamps at 2^31-1 s (68 years) and oauth4webapi sets no bound: both only
+ * keep the arithmetic finite, which a cache needs but does not make it refresh.
+ */
+export const MAX_EXPIRES_IN_SECONDS = 24 * 60 * 60
+
+/**
+ * `expires_in` in seconds, bounded by {@link MAX_EXPIRES_IN_SECONDS}; undefined when it says
+ * nothing usable. RFC 6749 5.1 makes it a number, but some providers (Azure AD v1, PayPal) send
+ * a string of digits, which is read as that number. Zero or negative means the token is already
+ * expired, and anything else (another string, `"1e3"`, `null`, a list) is not a lifetime: both
+ * are treated as a missing `expires_in`, which leaves an opaque token uncached.
+ */
+function lifetimeOf (expiresIn: unknown): number | undefined {
+  const seconds = typeof expiresIn === 'number' ? expiresIn : typeof expiresIn === 'string' && /^[0-9]+$/.test(expiresIn) ? Number(expiresIn) : Number.NaN
+  if (!(seconds > 0)) return undefined
+  return Math.min(seconds, MAX_EXPIRES_IN_SECONDS)
 }
 
 function readExp (token: string): number | undefined {

@@ -8,7 +8,7 @@ import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
-import { startTokenEndpointStub, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
+import { startTokenEndpointStub, type StubReply, type TokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 import { rejectionOf } from '../helpers/errors.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 
@@ -179,6 +179,70 @@ describe('client_secret flow with unusual provider answers', () => {
     const client = clientFor(credentials())
     assert.equal(await client.getToken(), 'opaque-1')
     assert.equal(await client.getToken(), 'opaque-1')
+  })
+
+  /** A provider on a clock the test moves; `tokensOver` gets a token at each offset (ms from the first call). */
+  const tokensOver = async (offsetsMs: number[]): Promise<string[]> => {
+    let time = 1_700_000_000_000
+    const start = time
+    const provider = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...credentials() } }), { env: {}, serviceAccountTokenPath: '/nonexistent/token', now: () => time })
+    providers.push(provider)
+    const tokens: string[] = []
+    for (const offset of offsetsMs) {
+      time = start + offset
+      tokens.push(await provider.getToken() as string)
+    }
+    return tokens
+  }
+  const opaque = (expiresIn: unknown): StubReply[] => [1, 2, 3].map((n) => ({ status: 200, body: { access_token: `opaque-${n}`, expires_in: expiresIn } }))
+  const DAY_MS = 24 * 3600 * 1000
+  const MARGIN_MS = 30_000 // token_refresh_margin_seconds' default
+
+  for (const [label, replies] of [
+    ['1e306', opaque(1e306)],
+    ['1e12', opaque(1e12)],
+    ['1e400 (Infinity once parsed)', [1, 2].map((n) => ({ status: 200, body: undefined, rawBody: `{"access_token":"opaque-${n}","expires_in":1e400}` }))]
+  ] as const) {
+    it(`reuses an opaque token whose expires_in is ${label} for 24 hours, not longer`, async () => {
+      stub.replies = [...replies]
+      assert.deepEqual(await tokensOver([0, DAY_MS - MARGIN_MS - 1000, DAY_MS - MARGIN_MS + 1000]), ['opaque-1', 'opaque-1', 'opaque-2'])
+    })
+  }
+
+  it('reads an expires_in sent as a string of digits ("3600", as some providers send it) as that many seconds', async () => {
+    stub.replies = opaque('3600')
+    assert.deepEqual(await tokensOver([0, 3600_000 - MARGIN_MS - 1000, 3600_000 - MARGIN_MS + 1000]), ['opaque-1', 'opaque-1', 'opaque-2'])
+  })
+
+  it('bounds an expires_in string of digits to 24 hours too', async () => {
+    stub.replies = opaque('9'.repeat(400))
+    assert.deepEqual(await tokensOver([0, DAY_MS - MARGIN_MS - 1000, DAY_MS - MARGIN_MS + 1000]), ['opaque-1', 'opaque-1', 'opaque-2'])
+  })
+
+  for (const expiresIn of ['1e3', '3600s', ' 3600', '0x1000']) {
+    it(`does not cache an opaque token whose expires_in is the string ${JSON.stringify(expiresIn)}, which is not a number of seconds`, async () => {
+      stub.replies = opaque(expiresIn)
+      assert.deepEqual(await tokensOver([0, 1000]), ['opaque-1', 'opaque-2'])
+    })
+  }
+
+  for (const expiresIn of [0, -3600]) {
+    it(`does not cache an opaque token whose expires_in is ${expiresIn}: it is already expired`, async () => {
+      stub.replies = opaque(expiresIn)
+      assert.deepEqual(await tokensOver([0, 1000]), ['opaque-1', 'opaque-2'])
+    })
+  }
+
+  it('does not cache an opaque token whose expires_in is -1e400 (-Infinity once parsed)', async () => {
+    stub.replies = [1, 2].map((n) => ({ status: 200, body: undefined, rawBody: `{"access_token":"opaque-${n}","expires_in":-1e400}` }))
+    assert.deepEqual(await tokensOver([0, 1000]), ['opaque-1', 'opaque-2'])
+  })
+
+  it('refreshes a JWT at its exp even when expires_in says longer', async () => {
+    const exp = (1_700_000_000_000 + 600_000) / 1000
+    const jwt = (n: number): string => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ exp, n })).toString('base64url')}.sig`
+    stub.replies = [1, 2].map((n) => ({ status: 200, body: { access_token: jwt(n), expires_in: 1e306 } }))
+    assert.deepEqual(await tokensOver([0, 600_000 - MARGIN_MS - 1000, 600_000 - MARGIN_MS + 1000]), [jwt(1), jwt(1), jwt(2)])
   })
 
   it('does not cache an opaque token without expires_in', async () => {

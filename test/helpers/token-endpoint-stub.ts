@@ -6,7 +6,12 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export interface StubReply { status: number, body: unknown }
+export interface StubReply {
+  status: number
+  body: unknown
+  /** Sent as is instead of `body` as JSON: for what JSON.stringify cannot write (`1e400`, read back as Infinity). */
+  rawBody?: string
+}
 
 export interface TokenEndpointStub {
   readonly discoveryUrl: string
@@ -26,8 +31,8 @@ export async function startTokenEndpointStub (replies: StubReply[]): Promise<Tok
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const { port } = server.address() as AddressInfo
-      const send = (status: number, body: unknown): void => {
-        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+      const send = (status: number, body: unknown, rawBody?: string): void => {
+        response.writeHead(status, { 'content-type': 'application/json' }).end(rawBody ?? JSON.stringify(body))
       }
       if (request.url === '/.well-known/openid-configuration') {
         send(200, { issuer: `http://127.0.0.1:${port}`, jwks_uri: `http://127.0.0.1:${port}/jwks`, token_endpoint: `http://127.0.0.1:${port}/token` })
@@ -36,7 +41,7 @@ export async function startTokenEndpointStub (replies: StubReply[]): Promise<Tok
       if (request.url === '/token' && request.method === 'POST') {
         forms.push(new URLSearchParams(Buffer.concat(chunks).toString('utf8')))
         const reply = stub.replies[Math.min(served++, stub.replies.length - 1)] ?? { status: 500, body: {} }
-        send(reply.status, reply.body)
+        send(reply.status, reply.body, reply.rawBody)
         return
       }
       send(404, {})
