@@ -43,22 +43,32 @@ export function readRegularFile (path: string | URL, maxBytes: number): Buffer {
   try {
     const info = fstatSync(fd)
     checkRegularFile(info)
-    if (info.size > maxBytes) throw new FileTooLargeError(info.size, maxBytes)
-    const chunks: Buffer[] = []
-    let total = 0
-    for (;;) {
-      // The size is a hint (the file may grow while it is read): one read for the whole file, one to see its end.
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size - total, CHUNK_BYTES), maxBytes + 1 - total))
-      const read = readSync(fd, chunk, 0, chunk.length, null)
-      if (read === 0) break
-      chunks.push(chunk.subarray(0, read))
-      total += read
-      if (total > maxBytes) throw new FileTooLargeError(total, maxBytes)
-    }
-    return chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, total)
+    return readOpenFile(fd, info.size, maxBytes)
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Reads an open descriptor to its end, at most `maxBytes`, stopping one byte past it with a
+ * {@link FileTooLargeError}; `size` is what `fstat` said (0 for a device such as `/dev/zero`).
+ * For descriptors whose reads return at once: files and devices. A pipe's read waits for its
+ * writer, so pipes are read as streams, with a bound on time too (`src/cli/bounded-input.ts`).
+ */
+export function readOpenFile (fd: number, size: number, maxBytes: number): Buffer {
+  if (size > maxBytes) throw new FileTooLargeError(size, maxBytes)
+  const chunks: Buffer[] = []
+  let total = 0
+  for (;;) {
+    // The size is a hint (the file may grow while it is read): one read for the whole file, one to see its end.
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(size - total, CHUNK_BYTES), maxBytes + 1 - total))
+    const read = readSync(fd, chunk, 0, chunk.length, null)
+    if (read === 0) break
+    chunks.push(chunk.subarray(0, read))
+    total += read
+    if (total > maxBytes) throw new FileTooLargeError(total, maxBytes)
+  }
+  return chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, total)
 }
 
 /**

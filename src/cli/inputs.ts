@@ -1,5 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
+import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import { BASE64_ENV } from '../config/feature-store-file.ts'
+import { readBoundedInput, type InputBounds } from './bounded-input.ts'
 import { UsageError } from './io.ts'
 
 /**
@@ -13,19 +15,31 @@ export function configArgument (given: string | undefined, env: NodeJS.ProcessEn
   throw new UsageError(`no configuration: give --config <feature_store.yaml>, set ${BASE64_ENV}, or run where a feature_store.yaml is (${process.cwd()})`)
 }
 
-/** The token of `--token` or `--token-file` (`-` reads standard input), trimmed; errors name the file. */
-export function readTokenArgument (token: string | undefined, tokenFile: string | undefined): string {
+/**
+ * How much `--token-file` reads, and for how long a pipe may keep it waiting. The byte bound is
+ * the client's own for token files; 30 s leaves a command in `--token-file <(command)` (kubectl,
+ * a cloud CLI) time to fetch a token over the network, while a writer that never closes the pipe
+ * is an error instead of a hang.
+ */
+export const TOKEN_FILE_BOUNDS: InputBounds = { maxBytes: MAX_TOKEN_FILE_BYTES, timeoutMs: 30_000 }
+
+/**
+ * The token of `--token` or `--token-file` (`-` reads standard input; named pipes and
+ * `<(command)` are read too), trimmed; errors name the file and, past a bound, the bound.
+ */
+export async function readTokenArgument (token: string | undefined, tokenFile: string | undefined, bounds: InputBounds = TOKEN_FILE_BOUNDS): Promise<string> {
   if (token !== undefined) return token.trim()
   if (tokenFile === undefined) throw new UsageError('give --token or --token-file')
+  const source = tokenFile === '-' ? '- (standard input)' : tokenFile
   let text: string
   try {
-    text = readFileSync(tokenFile === '-' ? 0 : tokenFile, 'utf8')
+    text = (await readBoundedInput(tokenFile, bounds)).toString('utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message
-    throw new UsageError(`cannot read --token-file ${tokenFile === '-' ? '- (standard input)' : tokenFile}: ${why}`)
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : describeTokenFileError(error)
+    throw new UsageError(`cannot read --token-file ${source}: ${why}`)
   }
   const trimmed = text.trim()
-  if (trimmed === '') throw new UsageError(`--token-file ${tokenFile === '-' ? '- (standard input)' : tokenFile} is empty`)
+  if (trimmed === '') throw new UsageError(`--token-file ${source} is empty`)
   return trimmed
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
-import { describeReadError, readRegularFile } from '../base/regular-file.ts'
+import { readRegularFile } from '../base/regular-file.ts'
+import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
@@ -211,28 +212,40 @@ function createTokenFile (path: string): () => Promise<string> {
       throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (is the projected token volume mounted there?)`, { cause: error })
     }
     if (cached?.signature === signature) return cached.token
-    const token = await readServiceAccountToken(path)
+    let token: string | undefined
+    try {
+      token = readTokenFile(path)
+    } catch (error) {
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${describeTokenFileError(error)}`, { cause: error })
+    }
     if (token === undefined) throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which is empty or missing`)
     cached = { signature, token }
     return token
   }
 }
 
-/** Largest token file read: service-account tokens are about 1 KB, and servers refuse tokens over 8 KiB by default. */
-const MAX_TOKEN_FILE_BYTES = 64 * 1024
+/** Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined. */
+async function readServiceAccountToken (path: string): Promise<string | undefined> {
+  try {
+    return readTokenFile(path)
+  } catch (error) {
+    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${describeTokenFileError(error)}`, { cause: error })
+  }
+}
 
 /**
- * Read on every call, so a token rotated by the kubelet is picked up. Absent or empty → undefined.
- * A regular file only, read up to a bound: a named pipe or a device would hold the request forever.
+ * The token in the file, trimmed; undefined when the file is absent or empty. A regular file
+ * only, read up to {@link MAX_TOKEN_FILE_BYTES}: a named pipe or a device would hold the request
+ * forever. Other read errors are thrown as they come, for the caller to name its source.
  */
-async function readServiceAccountToken (path: string): Promise<string | undefined> {
+function readTokenFile (path: string): string | undefined {
   let text: string
   try {
     text = readRegularFile(path, MAX_TOKEN_FILE_BYTES).toString('utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${describeReadError(error)}`, { cause: error })
+    throw error
   }
   const token = text.trim()
   return token === '' ? undefined : token

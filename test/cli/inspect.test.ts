@@ -3,9 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
-import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
+import { runCli, runCliInBash, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
@@ -152,6 +153,25 @@ describe('feast-authz inspect', () => {
     const { code, stdout, stderr } = await runCli(['inspect', '--config', oidc.configPath, '--token-file', '-'], { input: `${token}\n` })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).username, 'stdin-user')
+  })
+
+  test('--token-file <(command) reads the token the command writes', async () => {
+    const token = await oidc.provider.issue({ preferred_username: 'pipe-user' })
+    const { code, stdout, stderr } = await runCliInBash('feast-authz inspect --config "$1" --token-file <(printf "%s\\n" "$2")', [oidc.configPath, token])
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).username, 'pipe-user')
+  })
+
+  test('--token-file - stops reading a standard input that never ends, exit 2 naming the bound', async () => {
+    const endless = new Readable({ read () { this.push('x'.repeat(16 * 1024)) } })
+    try {
+      const { code, stdout, stderr } = await runCli(['inspect', '--config', oidc.configPath, '--token-file', '-'], { input: endless })
+      assert.equal(code, 2)
+      assert.equal(stdout, '')
+      assert.equal(stderr.split('\n')[0], 'feast-authz inspect: cannot read --token-file - (standard input): it holds more than the 65536 bytes a token file may have')
+    } finally {
+      endless.destroy()
+    }
   })
 
   test('giving both --token and --token-file is a usage error, exit 2', async () => {

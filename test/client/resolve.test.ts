@@ -142,10 +142,22 @@ describe('kubernetes client token resolution', () => {
   it('fails, naming the file, when token_path names a named pipe, instead of waiting for a writer', async () => {
     const pipe = namedPipe(dir, 'token-pipe')
     try {
-      await failsWith({ type: 'kubernetes', token_path: pipe.path }, {}, 'service_account_file_unreadable', /token-pipe: is a named pipe \(FIFO\), expected a file$/)
+      await failsWith({ type: 'kubernetes', token_path: pipe.path }, {}, 'token_file_unreadable', /^token_path is .*token-pipe, which cannot be read: is a named pipe \(FIFO\), expected a file$/)
     } finally {
       pipe.close()
     }
+  })
+
+  it('fails, naming the bound, when token_path names a file of more than 64 KiB', async () => {
+    const large = join(dir, 'large-projected-token')
+    await writeFile(large, 'x'.repeat(64 * 1024 + 1))
+    await failsWith({ type: 'kubernetes', token_path: large }, {}, 'token_file_unreadable', /^token_path is .*large-projected-token, which cannot be read: it holds more than the 65536 bytes a token file may have$/)
+  })
+
+  it('fails, naming the bound, when the service-account file has more than 64 KiB', async () => {
+    const large = join(dir, 'large-sa-token')
+    await writeFile(large, 'x'.repeat(64 * 1024 + 1))
+    await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /^cannot read the service-account token .*large-sa-token: it holds more than the 65536 bytes a token file may have$/, large)
   })
 
   it('uses LOCAL_K8S_TOKEN when the service-account file exists but cannot be read, as Feast\'s client does', async () => {

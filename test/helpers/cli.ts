@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { after, before } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { CliIo } from '../../src/cli/io.ts'
@@ -21,8 +22,12 @@ export interface RunCliOptions {
    * `FEATURE_STORE_YAML_BASE64` of the machine running the tests leaks in.
    */
   readonly env?: NodeJS.ProcessEnv
-  /** Written to the process's standard input, which is then closed (closed at once without it). */
-  readonly input?: string
+  /**
+   * Written to the process's standard input, which is then closed (closed at once without it).
+   * A stream is piped in as it produces, for as long as the process reads: an endless one stands
+   * for a writer that never stops.
+   */
+  readonly input?: string | Readable
   /** Working directory (default: the repository root, so that `fixtures/...` paths resolve). */
   readonly cwd?: string
 }
@@ -47,7 +52,22 @@ export interface RunningCli {
  * the caller watches the output and stops it with a signal.
  */
 export function startCli (args: readonly string[], options: RunCliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  return start(process.execPath, ['--import', TSX, MAIN, ...args], options)
+}
+
+/**
+ * Runs a bash command line in which `feast-authz` runs the CLI from the sources, for what only a
+ * shell gives: `runCliInBash('feast-authz inspect --token-file <(printf %s "$1")', ['a-token'])`
+ * (`args` are `$1`, `$2`... of the line). The environment is as minimal as {@link runCli}'s.
+ */
+export async function runCliInBash (commandLine: string, args: readonly string[] = [], options: RunCliOptions = {}): Promise<CliRun> {
+  // The paths arrive as positional parameters, kept in shell variables: nothing is quoted into the script, nothing exported.
+  const script = `node=$1 tsx=$2 main=$3; shift 3\nfeast-authz () { "$node" --import "$tsx" "$main" "$@"; }\n${commandLine}`
+  return await start('bash', ['-c', script, 'bash', process.execPath, TSX, MAIN, ...args], options).exited
+}
+
+function start (command: string, argv: readonly string[], options: RunCliOptions): RunningCli {
+  const child = spawn(command, argv, {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe']
@@ -58,7 +78,8 @@ export function startCli (args: readonly string[], options: RunCliOptions = {}):
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
   // A process that exits before reading its input must not fail the run with EPIPE.
   child.stdin.on('error', () => {})
-  child.stdin.end(options.input)
+  if (options.input instanceof Readable) options.input.pipe(child.stdin)
+  else child.stdin.end(options.input)
   const exited = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) => { resolve({ code, stdout, stderr }) })

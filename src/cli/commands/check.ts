@@ -50,7 +50,7 @@ interface Args {
 export const run: CliCommand = async (argv, io) => {
   let args: Args
   try {
-    const parsed = parseArgv(argv, io.env)
+    const parsed = await parseArgv(argv, io.env)
     if (parsed === 'help') { io.stdout(HELP); return EXIT.ok }
     args = parsed
   } catch (error) {
@@ -130,7 +130,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' }
 } as const
 
-function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Args | 'help' {
+async function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Args | 'help'> {
   const { values } = parseCommandArgs(argv, OPTIONS)
   if (values.help === true) return 'help'
   if (values.permissions === undefined) throw new UsageError('--permissions is required')
@@ -145,7 +145,7 @@ function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Args | 'he
   return {
     permissions: values.permissions,
     principal: values.principal,
-    ...(byToken ? { config: configArgument(values.config, env), token: readTokenArgument(undefined, values['token-file']) } : {}),
+    ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(undefined, values['token-file']) } : {}),
     verbose: values.verbose === true || values.debug === true,
     resource,
     actions

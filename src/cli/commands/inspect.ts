@@ -44,7 +44,7 @@ export const run: CliCommand = async (argv, io) => {
     const { values } = parseCommandArgs(argv, OPTIONS)
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give one of --token and --token-file, not both')
-    token = readTokenArgument(values.token, values['token-file'])
+    token = await readTokenArgument(values.token, values['token-file'])
     config = configArgument(values.config, io.env)
     explain = values.explain === true
     verbose = values.verbose === true || values.debug === true

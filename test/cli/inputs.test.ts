@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { readTokenArgument } from '../../src/cli/inputs.ts'
+import { UsageError } from '../../src/cli/io.ts'
+import { expectError } from '../helpers/errors.ts'
+import { namedPipe } from '../helpers/named-pipe.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inputs-'))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+describe('readTokenArgument', () => {
+  test('refuses --token-file /dev/zero, naming it and the bound, instead of reading until memory runs out', async () => {
+    await expectError(readTokenArgument(undefined, '/dev/zero'), {
+      type: UsageError,
+      message: 'cannot read --token-file /dev/zero: it holds more than the 65536 bytes a token file may have'
+    })
+  })
+
+  test('reads the token of a named pipe (as --token-file <(command) gives), trimmed', async () => {
+    const pipe = namedPipe(dir, 'token-pipe', { text: '  piped-token\n' })
+    try {
+      assert.equal(await readTokenArgument(undefined, pipe.path), 'piped-token')
+    } finally {
+      pipe.close()
+    }
+  })
+
+  test('refuses a named pipe whose writer never closes it, naming it and the time bound', async () => {
+    const pipe = namedPipe(dir, 'silent-pipe', 'silent')
+    try {
+      await expectError(readTokenArgument(undefined, pipe.path, { maxBytes: 1024, timeoutMs: 100 }), {
+        type: UsageError,
+        message: `cannot read --token-file ${pipe.path}: it did not end within 0.1 s (does what writes it ever close it?)`
+      })
+    } finally {
+      pipe.close()
+    }
+  })
+})
