@@ -2,7 +2,7 @@ import type { AuthConfig } from '../config/auth-config.ts'
 import { checkOptions, func, listOf, type OptionRules } from '../base/option-rules.ts'
 import { createRetrier, discard, RETRY_OPTION_RULES, type RetryOptions } from './retry.ts'
 import { checkSendableToken } from './sendable-token.ts'
-import { createTokenProvider, TOKEN_PROVIDER_OPTION_RULES, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
+import { checksItsTokens, createTokenProvider, TOKEN_PROVIDER_OPTION_RULES, type TokenProvider, type TokenProviderOptions } from './token-provider.ts'
 
 /** The `fetch` signature wrapped: the global one, or any compatible implementation. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -69,10 +69,13 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
   const allowed = options.allowedOrigins === undefined ? undefined : new Set(options.allowedOrigins.map((origin) => new URL(origin).origin))
 
   const retrying = createRetrier(options, options.now ?? Date.now)
-  // A provider given in code is checked too: fetch would put the whole header value, token included, in its error.
+  // fetch would put a header value it refuses, token included, in its error. Our own provider
+  // checked its token when resolving it, naming the source: checking it again at every request
+  // would only cost. A provider given in code is checked here, every time.
+  const checked = checksItsTokens(provider)
   const sendableToken = async (): Promise<string | undefined> => {
     const token = await provider.getToken()
-    if (token !== undefined) checkSendableToken(token, 'the token provider')
+    if (token !== undefined && !checked) checkSendableToken(token, 'the token provider')
     return token
   }
 

@@ -58,7 +58,10 @@ export const TOKEN_PROVIDER_OPTION_RULES: OptionRules = {
   now: func()
 }
 
-/** Produces the bearer token a client sends. Create one per process and share it: it holds the token cache. */
+/**
+ * Produces the bearer token a client sends. Create one per process and share it: it holds the
+ * token cache. The one {@link createTokenProvider} returns is frozen.
+ */
 export interface TokenProvider {
   /** `auth.type` of the configuration. */
   readonly type: AuthConfig['type']
@@ -125,13 +128,31 @@ export function createTokenProvider (config: AuthConfig, options: TokenProviderO
     return resolved
   }
 
-  return {
+  // Frozen: createAuthFetch trusts its getToken to be this one, which checks (see checksItsTokens).
+  const provider: TokenProvider = Object.freeze({
     type: config.type,
     resolve,
     getToken: async () => (await resolve())?.token,
-    invalidate: (token) => idp?.invalidate(token) ?? false,
+    invalidate: (token?: string) => idp?.invalidate(token) ?? false,
     close: () => idp?.close()
-  }
+  })
+  CHECKING_PROVIDERS.add(provider)
+  return provider
+}
+
+/**
+ * The providers {@link createTokenProvider} made. Their `resolve` checks every token with
+ * `checkSendableToken`, naming its source (`auth.token`, the file...), so `createAuthFetch`
+ * need not check it again on every request; a provider given in code is checked there. A
+ * private set rather than a mark on the object: `{ ...provider, getToken }` copies every property
+ * (symbols too) but is a provider of its own, and stays checked. They are frozen, so no method of
+ * a provider in the set can be swapped for one that does not check.
+ */
+const CHECKING_PROVIDERS = new WeakSet<TokenProvider>()
+
+/** True when `provider` came from {@link createTokenProvider}: its tokens were checked as sendable when resolved. */
+export function checksItsTokens (provider: TokenProvider): boolean {
+  return CHECKING_PROVIDERS.has(provider)
 }
 
 async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefined, env: NodeJS.ProcessEnv, saPath: string): Promise<ResolvedToken> {

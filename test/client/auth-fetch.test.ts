@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch.ts'
 import { TokenSourceError } from '../../src/client/errors.ts'
+import { createTokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
@@ -141,6 +142,34 @@ describe('createAuthFetch and tokens that cannot go in a header', () => {
     } finally {
       await server.close()
     }
+  })
+
+  it('refuses such a token from a provider createTokenProvider made, given as the provider, naming its source', async () => {
+    const server = await startScriptedServer([{ status: 200 }])
+    const authFetch = createAuthFetch(createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'eyJpart\nSECRET-PART' } }), { env: {} }))
+    try {
+      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from auth\.token cannot be sent in an Authorization header/))
+      assert.equal(server.received.length, 0)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('refuses such a token from a provider given in code that copies one of ours but has its own getToken', async () => {
+    const server = await startScriptedServer([{ status: 200 }])
+    const ours = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'a-fine-token' } }), { env: {} })
+    const authFetch = createAuthFetch({ ...ours, getToken: async () => 'eyJpart\nSECRET-PART' })
+    try {
+      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from the token provider cannot be sent/))
+      assert.equal(server.received.length, 0)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('keeps the methods of a provider createTokenProvider made from being replaced, since createAuthFetch trusts them to check', () => {
+    const ours = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'a-fine-token' } }), { env: {} })
+    assert.throws(() => { Object.assign(ours, { getToken: async () => 'eyJpart\nSECRET-PART' }) }, TypeError)
   })
 
   it('refuses such a token from a provider given in code too', async () => {
