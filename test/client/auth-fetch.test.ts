@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch.ts'
 import { TokenSourceError } from '../../src/client/errors.ts'
-import { createTokenProvider } from '../../src/client/token-provider.ts'
+import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
@@ -123,64 +123,49 @@ describe('createAuthFetch and redirects', () => {
 })
 
 describe('createAuthFetch and tokens that cannot go in a header', () => {
-  // fetch refuses such a header in a TypeError whose message is the whole value, token included.
-  const refusal = (from: RegExp) => (error: unknown): boolean => {
-    assert.ok(error instanceof TokenSourceError)
-    assert.equal(error.code, 'malformed_token')
-    assert.match(error.message, from)
-    assert.match(error.message, /character 8 of 19 is a line break \(U\+000A\)/)
-    assert.ok(!error.message.includes('SECRET'), error.message)
-    return true
-  }
-
-  it('refuses a configured token with a line break inside, naming where it came from, and sends nothing', async () => {
+  /**
+   * Asserts that `authFetch` refuses its token before anything reaches a real server, naming the
+   * source (`from`), never the token. fetch would refuse such a header in a TypeError whose message
+   * is the whole value, token included.
+   */
+  const refusesSendingNothing = async (authFetch: FetchFunction, from: RegExp): Promise<void> => {
     const server = await startScriptedServer([{ status: 200 }])
-    const authFetch = createAuthFetch(loadClientAuthConfig({ auth: { type: 'oidc', token: 'eyJpart\nSECRET-PART' } }), { env: {} })
     try {
-      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from auth\.token cannot be sent in an Authorization header/))
+      await assert.rejects(authFetch(`${server.url}/x`), (error: unknown) => {
+        assert.ok(error instanceof TokenSourceError)
+        assert.equal(error.code, 'malformed_token')
+        assert.match(error.message, from)
+        assert.match(error.message, /character 8 of 19 is a line break \(U\+000A\)/)
+        assert.ok(!error.message.includes('SECRET'), error.message)
+        return true
+      })
       assert.equal(server.received.length, 0)
     } finally {
       await server.close()
     }
+  }
+  const ourProvider = (token: string): TokenProvider => createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token } }), { env: {} })
+
+  it('refuses a configured token with a line break inside, naming where it came from, and sends nothing', async () => {
+    const authFetch = createAuthFetch(loadClientAuthConfig({ auth: { type: 'oidc', token: 'eyJpart\nSECRET-PART' } }), { env: {} })
+    await refusesSendingNothing(authFetch, /^the token from auth\.token cannot be sent in an Authorization header/)
   })
 
   it('refuses such a token from a provider createTokenProvider made, given as the provider, naming its source', async () => {
-    const server = await startScriptedServer([{ status: 200 }])
-    const authFetch = createAuthFetch(createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'eyJpart\nSECRET-PART' } }), { env: {} }))
-    try {
-      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from auth\.token cannot be sent in an Authorization header/))
-      assert.equal(server.received.length, 0)
-    } finally {
-      await server.close()
-    }
-  })
-
-  it('refuses such a token from a provider given in code that copies one of ours but has its own getToken', async () => {
-    const server = await startScriptedServer([{ status: 200 }])
-    const ours = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'a-fine-token' } }), { env: {} })
-    const authFetch = createAuthFetch({ ...ours, getToken: async () => 'eyJpart\nSECRET-PART' })
-    try {
-      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from the token provider cannot be sent/))
-      assert.equal(server.received.length, 0)
-    } finally {
-      await server.close()
-    }
-  })
-
-  it('keeps the methods of a provider createTokenProvider made from being replaced, since createAuthFetch trusts them to check', () => {
-    const ours = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', token: 'a-fine-token' } }), { env: {} })
-    assert.throws(() => { Object.assign(ours, { getToken: async () => 'eyJpart\nSECRET-PART' }) }, TypeError)
+    await refusesSendingNothing(createAuthFetch(ourProvider('eyJpart\nSECRET-PART')), /^the token from auth\.token cannot be sent in an Authorization header/)
   })
 
   it('refuses such a token from a provider given in code too', async () => {
-    const server = await startScriptedServer([{ status: 200 }])
-    const authFetch = createAuthFetch(scriptedProvider(['eyJpart\nSECRET-PART']))
-    try {
-      await assert.rejects(authFetch(`${server.url}/x`), refusal(/^the token from the token provider cannot be sent/))
-      assert.equal(server.received.length, 0)
-    } finally {
-      await server.close()
-    }
+    await refusesSendingNothing(createAuthFetch(scriptedProvider(['eyJpart\nSECRET-PART'])), /^the token from the token provider cannot be sent/)
+  })
+
+  it('refuses such a token from a provider given in code that copies one of ours but has its own getToken', async () => {
+    const copy = { ...ourProvider('a-fine-token'), getToken: async () => 'eyJpart\nSECRET-PART' }
+    await refusesSendingNothing(createAuthFetch(copy), /^the token from the token provider cannot be sent/)
+  })
+
+  it('keeps the methods of a provider createTokenProvider made from being replaced, since createAuthFetch trusts them to check', () => {
+    assert.throws(() => { Object.assign(ourProvider('a-fine-token'), { getToken: async () => 'eyJpart\nSECRET-PART' }) }, TypeError)
   })
 })
 
