@@ -178,6 +178,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     if (view.unservedState !== undefined) throw unprocessable(`feature view ${JSON.stringify(view.name)} is in state ${view.unservedState} and serves no features (only AVAILABLE_ONLINE views serve)`)
   }
   checkEntitiesKnown(read, target.sources)
+  checkNoCollision(features, body.full_feature_names === true)
   for (const { view, feature } of features) {
     if (!view.features.includes(feature)) throw notFound(`feature view ${JSON.stringify(view.name)} has no feature ${JSON.stringify(feature)}`)
   }
@@ -220,6 +221,24 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
   }
   const featureNames = ordered.map(({ feature, shownAs }) => body.full_feature_names === true ? `${shownAs}__${feature}` : feature)
   return { metadata: { feature_names: [...columns.keys.keys(), ...featureNames] }, results }
+}
+
+/**
+ * Two features the answer would show under one name (Feast's `utils._validate_feature_refs`, run
+ * before the features are looked up): the same feature of the same view named twice, or, without
+ * full feature names, features of two views sharing a name. Feast raises `FeatureNameCollisionError`,
+ * which its server answers with a 500; a request that names a column twice is the caller's
+ * mistake, so here it is a 422 naming the duplicates and the fix.
+ */
+function checkNoCollision (features: readonly ReadFeature[], fullNames: boolean): void {
+  const counts = new Map<string, number>()
+  const nameOf = ({ shownAs, feature }: ReadFeature): string => fullNames ? `${shownAs}__${feature}` : feature
+  for (const item of features) counts.set(nameOf(item), (counts.get(nameOf(item)) ?? 0) + 1)
+  const duplicates = [...counts].filter(([, count]) => count > 1).map(([name]) => JSON.stringify(name))
+  if (duplicates.length === 0) return
+  throw unprocessable(`the answer would hold more than one feature named ${duplicates.join(', ')}: ${fullNames
+    ? 'name each feature of a view once, and show a view read twice under another name (a feature service\'s alias)'
+    : 'set "full_feature_names": true, or name features whose names differ'}`)
 }
 
 /** An on-demand view Feast computes when it is read (one written to the online store is read as stored). */

@@ -193,3 +193,50 @@ sample_rows:
     assert.deepEqual(read({ features: ['fare_stored:surge', 'fare_stored:base_fare'] }).metadata.feature_names, ['rider_id', 'surge', 'base_fare'])
   })
 })
+
+describe('readFeatures: two features the answer would show under one name, as Feast refuses them', () => {
+  // trips and rating are features of both views; the service reads trip_stats twice, once under an alias.
+  const rides = loadYamlCatalogFile({
+    yaml: `project: rides
+feature_views:
+  - name: trip_stats
+    entities: [rider_id]
+    features: [trips, rating]
+  - name: trip_stats_weekly
+    entities: [rider_id]
+    features: [trips, rating]
+feature_services:
+  - name: this_and_previous
+    features:
+      - trip_stats:trips
+      - {view: trip_stats, alias: previous_trip_stats, features: [trips], join_key_map: {rider_id: previous_rider_id}}
+`,
+    source: 'registry.yaml'
+  })
+  const store = createOnlineStore(rides)
+  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1], previous_rider_id: [2] }, ...body }), store)
+
+  test('the same feature named twice is a 422 naming it, with full feature names too', () => {
+    for (const fullNames of [false, true]) {
+      expectError(() => read({ features: ['trip_stats:trips', 'trip_stats:rating', 'trip_stats:trips'], full_feature_names: fullNames }), {
+        statusCode: 422,
+        message: new RegExp(`more than one feature named "${fullNames ? 'trip_stats__trips' : 'trips'}"`)
+      })
+    }
+  })
+
+  test('without full feature names, features of two views sharing a name are a 422 that says to set full_feature_names', () => {
+    expectError(() => read({ features: ['trip_stats:trips', 'trip_stats_weekly:trips'] }), { statusCode: 422, message: /"trips": set "full_feature_names": true/ })
+  })
+
+  test('with full feature names, features of two views sharing a name are answered, each under its view\'s name', () => {
+    assert.deepEqual(read({ features: ['trip_stats:trips', 'trip_stats_weekly:trips'], full_feature_names: true }).metadata.feature_names,
+      ['rider_id', 'trip_stats__trips', 'trip_stats_weekly__trips'])
+  })
+
+  test('a feature service reading a view twice, once under an alias, collides only without full feature names', () => {
+    expectError(() => read({ feature_service: 'this_and_previous' }), { statusCode: 422, message: /"trips"/ })
+    assert.deepEqual(read({ feature_service: 'this_and_previous', full_feature_names: true }).metadata.feature_names,
+      ['rider_id', 'previous_rider_id', 'trip_stats__trips', 'previous_trip_stats__trips'])
+  })
+})
