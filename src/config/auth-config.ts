@@ -164,6 +164,12 @@ const FIELDS: Readonly<Record<AuthType, Readonly<Record<string, FieldSpec>>>> = 
   kubernetes: KUBERNETES_FIELDS
 }
 
+/**
+ * `type` and every field of an auth type: none is a top-level key of Feast's feature_store.yaml
+ * (RepoConfig), so one found there belongs under `auth:`.
+ */
+const AUTH_FIELD_NAMES: ReadonlySet<string> = new Set(['type', ...Object.values(FIELDS).flatMap((fields) => Object.keys(fields))])
+
 /** Names of fields whose values must never appear in logs or messages. */
 export const SECRET_FIELDS: readonly string[] = ['token', 'client_secret', 'password', 'user_token']
 
@@ -211,6 +217,13 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
     throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })
   }
 
+  // An auth field at the top level (the `auth:` line forgotten, or the fields not indented under
+  // it) would be ignored: authentication off, or an `audience` never checked, without a word.
+  const stray = Object.keys(file.data).find((key) => AUTH_FIELD_NAMES.has(key))
+  if (stray !== undefined) {
+    const missing = Object.hasOwn(file.data, 'auth') ? '' : ' (there is no `auth:` line: without one the server would run unauthenticated)'
+    return fail([stray], `is a field of the \`auth\` section, written at the top level: indent it under \`auth:\`${missing}`)
+  }
   if (!Object.hasOwn(file.data, 'auth')) {
     // A misspelt section would otherwise switch authentication off without a word.
     const lookalike = Object.keys(file.data).find((key) => key !== 'auth' && (key.toLowerCase().startsWith('auth') || editDistance(key.toLowerCase(), 'auth') <= 1))

@@ -80,6 +80,26 @@ describe('reading the auth section', () => {
     assert.match(error.message, /^2:1: auth: is empty: expected a mapping with a `type` field .*write `type: no_auth`/)
   })
 
+  test('auth fields at the top level without an auth line are an error, not a silent no_auth', () => {
+    const error = configError(() => loadAuthConfig('project: demo\ntype: oidc\nclient_id: feast\n'))
+    assert.equal(error.message, '2:1: type: is a field of the `auth` section, written at the top level: indent it under `auth:` (there is no `auth:` line: without one the server would run unauthenticated)')
+  })
+
+  test('auth fields below an auth line but not indented under it are named, with the fix', () => {
+    const error = configError(() => loadAuthConfig('project: demo\nauth:\ntype: oidc\nclient_id: feast\n'))
+    assert.equal(error.message, '3:1: type: is a field of the `auth` section, written at the top level: indent it under `auth:`')
+  })
+
+  test('an auth field left at the top level beside a valid auth section is refused, not ignored', () => {
+    const error = configError(() => loadAuthConfig(`${oidcServer}audience: feast\n`))
+    assert.match(error.message, /^6:1: audience: is a field of the `auth` section, written at the top level: indent it under `auth:`$/)
+  })
+
+  test('a top-level auth field that starts like auth is named as a field to indent, not as a misspelt auth', () => {
+    const error = configError(() => loadAuthConfig('project: demo\nauth_discovery_url: https://idp.example.com/.well-known/openid-configuration\n'))
+    assert.match(error.message, /^2:1: auth_discovery_url: is a field of the `auth` section/)
+  })
+
   for (const key of ['Auth', 'AUTH', 'authz', 'authentication', 'aut']) {
     test(`a top-level ${key} section instead of auth is rejected rather than ignored`, () => {
       const error = configError(() => loadAuthConfig(`project: demo\n${key}:\n  type: oidc\n`))
