@@ -1,4 +1,5 @@
 import type { AuthError } from '../base/errors.ts'
+import { NotADiscoveryDocumentError } from '../base/http/discovery-document.ts'
 import type { AuthConfig } from '../config/auth-config.ts'
 import { ApiServerFailure, type ApiTarget } from '../managers/kubernetes/api-failure.ts'
 import { EXIT, type CliIo } from './io.ts'
@@ -17,6 +18,11 @@ export function reportUndecided (io: CliIo, command: string, error: AuthError, c
 
 /** What to check when a request to an identity provider (discovery, keys, token endpoint) failed. */
 export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, proxy, firewall) and that the provider is up'
+
+/** What to check when the discovery URL answered, but with no discovery document: the URL, not the network. */
+const CHECK_DISCOVERY_URL = "that URL answered, but with no discovery document: auth_discovery_url must be the provider's " +
+  '/.well-known/openid-configuration (Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri; ' +
+  'open it in a browser to compare'
 
 const KUBECONFIG = 'the kubeconfig (KUBECONFIG, else ~/.kube/config)'
 
@@ -41,6 +47,7 @@ function whatToCheck (error: AuthError, config: AuthConfig): string {
   // Only a queue of reviews waiting on the API server gets here: it was reached, so no
   // connection setting is to blame, and the hint must not guess whose they are.
   if (error.code === 'cluster_unavailable') return 'check that the Kubernetes API server is up and answering promptly, then try again'
+  if (error.cause instanceof NotADiscoveryDocumentError) return CHECK_DISCOVERY_URL
   const timeout = config.type === 'oidc' ? `; requests time out after jwks_request_timeout_seconds (${config.jwks_request_timeout_seconds} s)` : ''
   return `${CHECK_PROVIDER}${timeout}`
 }

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
 import { runCli, runCliInBash, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
+import { startScriptedServer } from '../helpers/scripted-server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-inspect-'))
 
@@ -94,6 +95,41 @@ describe('feast-authz inspect', () => {
     } finally {
       discovery.server.close()
     }
+  })
+
+  /** inspect against a discovery URL answered by a scripted loopback server. */
+  async function inspectAgainstDiscovery (reply: { status: number, headers?: Record<string, string> }): Promise<CliRun> {
+    const server = await startScriptedServer([reply])
+    try {
+      const path = join(dir, `discovery-${reply.status}.yaml`)
+      writeFileSync(path, `auth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: ${server.url}/realms/feast\n`)
+      return await inspect('--config', path, '--token', await oidc.provider.issue({ preferred_username: 'alice' }))
+    } finally {
+      await server.close()
+    }
+  }
+
+  const WRONG_URL_HINT = "  that URL answered, but with no discovery document: auth_discovery_url must be the provider's /.well-known/openid-configuration " +
+    '(Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri; open it in a browser to compare; --debug shows the details\n'
+
+  test('a discovery URL answering 404 points at auth_discovery_url, not at the network', async () => {
+    const { code, stderr } = await inspectAgainstDiscovery({ status: 404 })
+    assert.equal(code, 3)
+    assert.match(stderr, /^feast-authz inspect: could not decide: provider_unavailable: the discovery document of the identity provider could not be fetched: discovery document http:\/\/127\.0\.0\.1:\d+\/realms\/feast answered HTTP 404\n/)
+    assert.ok(stderr.endsWith(WRONG_URL_HINT), stderr)
+  })
+
+  test('a discovery URL answering a page that is not JSON (a login page) points at auth_discovery_url too', async () => {
+    const { code, stderr } = await inspectAgainstDiscovery({ status: 200, headers: { 'content-type': 'text/html' } })
+    assert.equal(code, 3)
+    assert.match(stderr, /discovery document http:\/\/127\.0\.0\.1:\d+\/realms\/feast is not JSON\n/)
+    assert.ok(stderr.endsWith(WRONG_URL_HINT), stderr)
+  })
+
+  test('a discovery URL answering 503 points at the provider, whose URL is right', async () => {
+    const { code, stderr } = await inspectAgainstDiscovery({ status: 503 })
+    assert.equal(code, 3)
+    assert.match(stderr, /answered HTTP 503\n {2}check that this machine can reach that URL \(DNS, proxy, firewall\) and that the provider is up;/)
   })
 
   test('the verdict never shows the user and password of the discovery URL', async () => {

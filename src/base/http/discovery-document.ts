@@ -10,7 +10,18 @@ export interface DiscoveryDocument {
 
 /** A discovery document that cannot be used: not a JSON object, a needed URL missing, or a scheme downgrade. */
 export class DiscoveryDocumentError extends ProviderRequestError {
-  override readonly name = 'DiscoveryDocumentError'
+  override readonly name: string = 'DiscoveryDocumentError'
+}
+
+/**
+ * Something answered at the discovery URL, but no discovery document: an HTTP status below 500,
+ * a body that is not a JSON object, or no URL the caller needs. The provider's host was reached,
+ * so the URL itself is the usual suspect (the issuer's URL without
+ * `/.well-known/openid-configuration`, another realm's path, a login page in front of it), not the
+ * network: the command line's hint says so.
+ */
+export class NotADiscoveryDocumentError extends DiscoveryDocumentError {
+  override readonly name: string = 'NotADiscoveryDocumentError'
 }
 
 type DiscoveredUrlField = 'jwks_uri' | 'token_endpoint'
@@ -34,9 +45,9 @@ export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buff
   try {
     value = JSON.parse(body.toString('utf8'))
   } catch {
-    throw new DiscoveryDocumentError(`${where} is not JSON`)
+    throw new NotADiscoveryDocumentError(`${where} is not JSON`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DiscoveryDocumentError(`${where} is not a JSON object`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotADiscoveryDocumentError(`${where} is not a JSON object`)
   const doc = value as Record<string, unknown>
   const secure = new URL(url).protocol === 'https:'
   const urls: Partial<Record<DiscoveredUrlField, string>> = {}
@@ -44,7 +55,7 @@ export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buff
     const named = doc[field]
     const parsed = typeof named === 'string' ? httpUrl(named) : undefined
     if (parsed === undefined) {
-      if (field === needs) throw new DiscoveryDocumentError(`${where} has no http(s) ${field}`)
+      if (field === needs) throw new NotADiscoveryDocumentError(`${where} has no http(s) ${field}`)
       continue
     }
     if (secure && parsed.protocol !== 'https:') {

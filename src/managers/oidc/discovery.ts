@@ -1,7 +1,7 @@
 import type http from 'node:http'
 import type https from 'node:https'
 import { createFailureBackoff } from '../../base/failure-backoff.ts'
-import { parseDiscoveryDocument, type DiscoveryDocument } from '../../base/http/discovery-document.ts'
+import { NotADiscoveryDocumentError, parseDiscoveryDocument, type DiscoveryDocument } from '../../base/http/discovery-document.ts'
 import { httpGet, ProviderRequestError } from '../../base/http/http-get.ts'
 import { urlForLog } from '../../base/observability/log-safe-url.ts'
 
@@ -20,7 +20,11 @@ export function createDiscovery (
 
   const fetchOnce = async (): Promise<DiscoveryDocument & { readonly jwks_uri: string }> => {
     const response = await httpGet(url, { agents: options.agents, signal: AbortSignal.timeout(options.timeoutMs) })
-    if (response.status !== 200) throw new ProviderRequestError(`discovery document ${urlForLog(url)} answered HTTP ${response.status}`)
+    if (response.status !== 200) {
+      const message = `discovery document ${urlForLog(url)} answered HTTP ${response.status}`
+      // Below 500 nothing is published there (a wrong path, a redirect, a login wall); from 500 the provider is in trouble.
+      throw response.status < 500 ? new NotADiscoveryDocumentError(message) : new ProviderRequestError(message)
+    }
     return parseDiscoveryDocument(response.body, url, 'jwks_uri')
   }
 
