@@ -46,7 +46,8 @@ export function createKubernetesManager (config: KubernetesAuthConfig, options: 
   const tuning = options.tuning ?? {}
   const connection = options.connection ?? detectClusterConnection({ env: options.env, serviceAccountDir: options.serviceAccountDir })
   if (connection === undefined) {
-    throw new ConfigError('auth type kubernetes needs a cluster connection: none found (no in-cluster service account, no KUBECONFIG, no ~/.kube/config)', { field: 'auth.type' })
+    throw new ConfigError('auth type kubernetes needs a cluster connection: none found (no in-cluster service account, no KUBECONFIG, no ~/.kube/config); ' +
+      'run it in a pod, or set KUBECONFIG to a kubeconfig of the cluster whose service-account tokens it reviews (docs/kubernetes.md#how-the-service-reaches-the-cluster)', { field: 'auth.type' })
   }
   const { namespace, source } = resolveServiceNamespace({
     serviceAccountDir: options.serviceAccountDir,

@@ -227,8 +227,12 @@ describe('kubernetes manager lifecycle', () => {
     }
   })
 
-  test('without a cluster connection, kubernetes mode refuses to start with a clear error', () => {
-    assert.throws(() => createKubernetesManager(CONFIG, { logger: captureLogs().logger, serviceAccountDir: NO_POD, env: { HOME: NO_POD } }), /needs a cluster connection/)
+  test('without a cluster connection, kubernetes mode refuses to start with an error that says where it looked and what to set', () => {
+    assert.throws(() => createKubernetesManager(CONFIG, { logger: captureLogs().logger, serviceAccountDir: NO_POD, env: { HOME: NO_POD } }), {
+      name: 'ConfigError',
+      message: 'auth.type: auth type kubernetes needs a cluster connection: none found (no in-cluster service account, no KUBECONFIG, no ~/.kube/config); ' +
+        'run it in a pod, or set KUBECONFIG to a kubeconfig of the cluster whose service-account tokens it reviews (docs/kubernetes.md#how-the-service-reaches-the-cluster)'
+    })
   })
 
   test('the startup log says which namespace source was used', async () => {
