@@ -11,7 +11,14 @@
  *                                               stderr under config OTHER when its provider refuses connections
  *   <!-- guide-output: NAME config=OTHER server=HOST:PORT -->
  *                                               ... under a kubernetes config OTHER, when the API server of the
- *                                               kubeconfig, https://HOST:PORT, refuses connections
+ *                                               kubeconfig, https://HOST:PORT, refuses connections (no server=:
+ *                                               when there is no cluster connection at all)
+ *   <!-- guide-output: NAME config=OTHER answer=STATUS -->
+ *                                               ... when the provider's origin answers every request with STATUS
+ *   <!-- guide-output: NAME config=OTHER exit=CODE -->
+ *                                               ... and the command exits CODE (default 3)
+ *   <!-- guide-bad-config: NAME -->             a ```yaml feature_store.yaml broken on purpose: no valid-config check
+ *                                               applies; a guide-output shows the error it stops with
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -20,7 +27,7 @@ import { fileURLToPath } from 'node:url'
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export const DOCS = join(REPO, 'docs')
 
-export type MarkerKind = 'guide-config' | 'guide-token' | 'guide-principal' | 'guide-rejection' | 'guide-example' | 'guide-output'
+export type MarkerKind = 'guide-config' | 'guide-bad-config' | 'guide-token' | 'guide-principal' | 'guide-rejection' | 'guide-example' | 'guide-output'
 
 export interface MarkedBlock {
   readonly kind: MarkerKind
@@ -40,7 +47,7 @@ export interface Fence {
   readonly line: number
 }
 
-const MARKER = /^<!--\s*(guide-config|guide-token|guide-principal|guide-rejection|guide-example|guide-output):\s*([\w.-]+)((?:\s+[\w-]+=[\w.:-]+)*)\s*-->\s*$/
+const MARKER = /^<!--\s*(guide-config|guide-bad-config|guide-token|guide-principal|guide-rejection|guide-example|guide-output):\s*([\w.-]+)((?:\s+[\w-]+=[\w.:-]+)*)\s*-->\s*$/
 
 /** The docs this test owns: getting started, troubleshooting, migration notes and the provider guides. */
 export function ownedDocs (): string[] {
