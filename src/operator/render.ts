@@ -109,6 +109,8 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
     throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })
   }
   const data = file.data
+  // The Secret in place of the resource (the two files sit side by side): say where it goes.
+  if (data.kind === 'Secret') fail(['kind'], 'expected FeatureStore, got "Secret": a Secret that spec.authz.oidc.secretRef names is passed with --secret')
   const apiVersion = data.apiVersion
   if (typeof apiVersion !== 'string' || !/^[a-z0-9.-]+\.[a-z0-9-]+\/v1$/.test(apiVersion)) {
     fail(['apiVersion'], `expected <group>/v1 (e.g. feast.dev/v1), got ${describeValue(apiVersion)}`)
@@ -282,8 +284,13 @@ function renderOidc (
     if (typeof secretName !== 'string' || !DNS_SUBDOMAIN.test(secretName)) fail(at('secretRef', 'name'), `expected a Secret name, got ${describeValue(secretName)}`)
     const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName)
     if (found === undefined) {
-      const given = (options.secrets ?? []).map(({ object }) => (object.metadata as { name?: unknown } | undefined)?.name).filter((n) => typeof n === 'string')
-      fail(at('secretRef', 'name'), `names Secret "${secretName as string}", which was not given${given.length === 0 ? ' (pass it with --secret)' : ` (given: ${given.map((n) => `"${String(n)}"`).join(', ')})`}`)
+      // A document of another kind (the FeatureStore itself, given as --secret) is named with its kind: it was looked at, and is not a Secret.
+      const given = (options.secrets ?? []).flatMap(({ object }) => {
+        const named = (object.metadata as { name?: unknown } | undefined)?.name
+        if (typeof named !== 'string') return []
+        return [object.kind === 'Secret' ? `"${named}"` : `"${named}" (kind ${describeValue(object.kind)}, not a Secret)`]
+      })
+      fail(at('secretRef', 'name'), `names Secret "${secretName as string}", which was not given${given.length === 0 ? ' (pass it with --secret)' : ` (given: ${given.join(', ')})`}`)
     }
     secretValues = readOidcSecret((found as { object: Record<string, unknown> }).object, { source: found?.source, secretKeyName })
   } else if (secretKeyName !== undefined) {

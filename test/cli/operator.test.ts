@@ -91,6 +91,15 @@ describe('feast-authz operator render', () => {
     assert.equal((parse(Buffer.from(base64, 'base64').toString('utf8')) as { auth: { client_secret: string } }).auth.client_secret, value)
   })
 
+  it('says the server section carries the Secret\'s credentials only when it does', async () => {
+    const kubernetes = await cli(['render', '--resource', 'fixtures/operator/featurestore-kubernetes.yaml'])
+    assert.equal(kubernetes.code, 0, kubernetes.stderr)
+    assert.match(kubernetes.stdout, /^# Server feature_store\.yaml, auth section\n/)
+    const oidc = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', 'fixtures/operator/secret-oidc.yaml'])
+    assert.equal(oidc.code, 0, oidc.stderr)
+    assert.match(oidc.stdout, /^# Server feature_store\.yaml, auth section \(carries the credentials of the Secret\)\n/)
+  })
+
   it('exits 2 when the Secret named by secretRef is not given', async () => {
     const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml'])
     assert.equal(run.code, 2)

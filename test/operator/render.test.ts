@@ -284,6 +284,15 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
   })
 
+  it('names a document given among the Secrets that is not a Secret, with its kind', () => {
+    const featureStore = { object: { apiVersion: 'feast.dev/v1', kind: 'FeatureStore', metadata: { name: 'sample' } } }
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: [featureStore] }, /names Secret "oidc", which was not given \(given: "sample" \(kind "FeatureStore", not a Secret\)\)$/)
+  })
+
+  it('refuses a Secret given as the resource, saying where a Secret goes', () => {
+    failsWith({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'oidc' }, data: {} }, {}, /^kind: expected FeatureStore, got "Secret": a Secret that spec\.authz\.oidc\.secretRef names is passed with --secret$/)
+  })
+
   it('refuses OIDC without any discovery URL', () => {
     failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { client_id: 'feast' } }) }, /no OIDC discovery URL: set issuerUrl, or put auth_discovery_url in the Secret/)
   })

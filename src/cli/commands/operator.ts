@@ -58,8 +58,10 @@ export const run: CliCommand = async (argv, io) => {
     io.stdout(`${JSON.stringify({ server, client, feature_store_yaml_base64: base64, rbac, clientPod }, null, 2)}\n`)
     return EXIT.ok
   }
+  // Said only where true: a kubernetes or no_auth section carries nothing secret.
+  const credentials = server.client_secret !== undefined || server.password !== undefined ? ' (carries the credentials of the Secret)' : ''
   io.stdout([
-    '# Server feature_store.yaml, auth section (carries the credentials of the Secret)',
+    `# Server feature_store.yaml, auth section${credentials}`,
     yamlText({ auth: server }).trimEnd(),
     '',
     '# Client feature_store.yaml, auth section',
