@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { run as check } from '../../src/cli/commands/check.ts'
+import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES } from '../../src/permissions/model.ts'
 import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
@@ -18,6 +19,18 @@ async function runCheck (...args: string[]): Promise<{ code: number, stdout: str
 }
 
 after(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('feast-authz check --help', () => {
+  test('describes --permissions and lists every resource type, action and group, in lines of at most 90 characters', async () => {
+    const { code, stdout } = await runCheck('--help')
+    assert.equal(code, 0)
+    assert.match(stdout, /^ {2}--permissions {2}the permissions YAML file/m)
+    const words = new Set(stdout.split(/[\s,:]+/))
+    for (const name of [...RESOURCE_TYPES, ...ACTIONS, ...Object.keys(ACTION_GROUPS)]) assert.ok(words.has(name), `${name} is missing from the help`)
+    const long = stdout.split('\n').filter((line) => line.length > 90 && !line.startsWith('usage: '))
+    assert.deepEqual(long, [])
+  })
+})
 
 describe('feast-authz check with --principal (spawned)', () => {
   test('an allowed request prints decision allow with one verdict per permission and exits 0', async () => {

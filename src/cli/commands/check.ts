@@ -11,15 +11,31 @@ import { authenticateOnce, refusal, type TokenOutcome } from '../authenticate-on
 import { configArgument, readTokenArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
 
+/** Generated lists in the help, wrapped as the rest of it is: under the option texts, lines of at most 90 characters. */
+function listLines (words: readonly string[]): string {
+  const indent = ' '.repeat(17)
+  const lines: string[] = []
+  let line = ''
+  for (const [index, word] of words.entries()) {
+    const piece = index === words.length - 1 ? word : `${word},`
+    if (line !== '' && indent.length + line.length + 1 + piece.length > 90) { lines.push(line); line = piece } else line = line === '' ? piece : `${line} ${piece}`
+  }
+  lines.push(line)
+  return lines.map((text) => `${indent}${text}`).join('\n')
+}
+
 const HELP = `usage: feast-authz check --permissions <permissions.yaml>
          (--principal '<json>' | [--config <feature_store.yaml>] --token-file <path|->)
-         --resource <Type>:<name> [--tag key=value ...] --action <ACTION> [--action <ACTION> ...]
+         --resource <Type>:<name> [--tag key=value ...]
+         --action <ACTION> [--action <ACTION> ...]
 
 Evaluates one request exactly as requirePermission would and prints JSON:
   {"decision": "allow" | "deny", "explanation": [one entry per permission: whether it
    applied, which of type / name_pattern / tags / actions did not match, whether its
    policy granted, and what it requires]}
 
+  --permissions  the permissions YAML file to decide with: a list of permissions with
+                 Feast's field names (docs/permissions.md)
   --principal    {"username": "...", "roles": [...], "groups": [...], "namespaces": [...]}
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token-file
@@ -27,10 +43,12 @@ Evaluates one request exactly as requirePermission would and prints JSON:
                  --token-file - reads standard input; --config defaults to
                  FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
   --verbose      log details and stack traces (--debug is the same)
-  --resource     one of ${RESOURCE_TYPES.join(', ')}, then ':' and the name
+  --resource     <Type>:<name>, the type one of
+${listLines(RESOURCE_TYPES)}
   --tag          a tag of the resource (repeatable), matched by required_tags
-  --action       ${ACTIONS.join(', ')} or a group ${Object.keys(ACTION_GROUPS).join(', ')} (repeatable;
-                 one permission must cover all of them)
+  --action       an action (repeatable; one permission must cover all of them):
+${listLines(ACTIONS)}
+                 or a group of them: ${Object.keys(ACTION_GROUPS).join(', ')}
 
 Exit codes: 0 allow, 1 deny (including a rejected token), 2 usage error or a bad
 permissions or configuration file, 3 could not decide (the identity provider or the
