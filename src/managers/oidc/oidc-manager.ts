@@ -207,7 +207,10 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
         await (await getKeySet()).reload()
       } catch (error) {
         if (closed) logger.debug({ err: error }, 'loading the OIDC signing keys stopped: the server is closing')
-        else logger.warn({ err: error }, 'could not load the OIDC signing keys at startup; requests will retry')
+        else {
+          logger.warn({ err: error }, 'could not load the OIDC signing keys at startup: requests with a token get 503 provider_unavailable until they load (each retries); ' +
+            'check auth_discovery_url and that the provider is up (`feast-authz inspect` with this feature_store.yaml says which)')
+        }
       }
     },
     health () {

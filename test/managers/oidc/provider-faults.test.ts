@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { assertUnavailable, oidcAuth, startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { startOidcProvider, type ProviderFault, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { useOidcApp } from '../../helpers/oidc-app.ts'
-import { eventuallyStatus } from '../../helpers/eventually.ts'
+import { eventually, eventuallyStatus } from '../../helpers/eventually.ts'
 
 // When the provider cannot be reached or answers garbage, the server cannot judge the
 // token: 503 with Retry-After and no challenge, never 401, never 500, never an allow.
@@ -45,6 +45,15 @@ describe('provider faults', () => {
     assertUnavailable(await app.call('/whoami', `Bearer ${token}`))
     assert.equal((await app.call('/health')).status, 200)
     assert.ok(app.logs.raw.some((line) => line.includes('OIDC discovery failed') && line.includes('ECONNREFUSED')))
+  })
+
+  test('the startup warning says what requests get until the keys load, and what to check', async () => {
+    const app = await startApp({ auth: { type: 'oidc', auth_discovery_url: `http://127.0.0.1:${await closedPort()}/.well-known/openid-configuration`, client_id: 'feast' } })
+    apps.push(app)
+    await eventually(() => app.logs.at('warn').some((line) => line.msg.startsWith('could not load the OIDC signing keys at startup')), 'the startup warning')
+    const warning = app.logs.at('warn').find((line) => line.msg.startsWith('could not load the OIDC signing keys at startup'))
+    assert.equal(warning?.msg, 'could not load the OIDC signing keys at startup: requests with a token get 503 provider_unavailable until they load (each retries); ' +
+      'check auth_discovery_url and that the provider is up (`feast-authz inspect` with this feature_store.yaml says which)')
   })
 
   test('a request without a token is still a 401 while the provider is down', async () => {
