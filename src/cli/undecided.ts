@@ -20,8 +20,8 @@ export function reportUndecided (io: CliIo, command: string, error: AuthError, c
 export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, proxy, firewall) and that the provider is up'
 
 /** What to check when the discovery URL answered, but with no discovery document: the URL, not the network. */
-const CHECK_DISCOVERY_URL = "that URL answered, but with no discovery document: auth_discovery_url must be the provider's " +
-  '/.well-known/openid-configuration (Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri; ' +
+export const CHECK_DISCOVERY_URL = "that URL answered, but with no discovery document: auth_discovery_url must be the provider's " +
+  '/.well-known/openid-configuration (Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri and a token_endpoint; ' +
   'open it in a browser to compare'
 
 const KUBECONFIG = 'the kubeconfig (KUBECONFIG, else ~/.kube/config)'

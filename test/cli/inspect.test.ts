@@ -110,7 +110,7 @@ describe('feast-authz inspect', () => {
   }
 
   const WRONG_URL_HINT = "  that URL answered, but with no discovery document: auth_discovery_url must be the provider's /.well-known/openid-configuration " +
-    '(Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri; open it in a browser to compare; --debug shows the details\n'
+    '(Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri and a token_endpoint; open it in a browser to compare; --debug shows the details\n'
 
   test('a discovery URL answering 404 points at auth_discovery_url, not at the network', async () => {
     const { code, stderr } = await inspectAgainstDiscovery({ status: 404 })

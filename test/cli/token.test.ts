@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { startScriptedServer } from '../helpers/scripted-server.ts'
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
@@ -82,6 +83,18 @@ describe('feast-authz token', () => {
     assert.equal(run.code, 3)
     assert.equal(run.stdout, '')
     assert.match(run.stderr, /^feast-authz token: provider_unavailable: request to http:\/\/127\.0\.0\.1:9\/\.well-known\/openid-configuration failed: ECONNREFUSED\n {2}check that this machine can reach that URL .*; requests time out after 10 s\n$/)
+  })
+
+  it('exits 3 pointing at auth_discovery_url, not at the network, when the discovery URL answers 404', async () => {
+    const server = await startScriptedServer([{ status: 404 }])
+    try {
+      const config = await file('not-found.yaml', `project: p\nauth:\n  type: oidc\n  auth_discovery_url: ${server.url}/realms/feast\n  client_id: feast\n  client_secret: s\n`)
+      const run = await cli(['--config', config, ...noSa])
+      assert.equal(run.code, 3)
+      assert.match(run.stderr, /^feast-authz token: provider_unavailable: discovery document http:\/\/127\.0\.0\.1:\d+\/realms\/feast answered HTTP 404\n {2}that URL answered, but with no discovery document: auth_discovery_url must be/)
+    } finally {
+      await server.close()
+    }
   })
 
   it('exits 2 on a configuration error, pointing at the field', async () => {

@@ -7,7 +7,7 @@ import { placeConfigError, type FeatureStoreFile } from '../../config/feature-st
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
-import { CHECK_PROVIDER } from '../undecided.ts'
+import { CHECK_DISCOVERY_URL, CHECK_PROVIDER } from '../undecided.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz token [--config <client feature_store.yaml>] [--service-account-token-file <path>] [--verbose]
@@ -78,7 +78,9 @@ export const run: CliCommand = async (argv, io) => {
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
     if (error instanceof TokenSourceError) {
       if (error.code !== 'provider_unavailable') { io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`); return EXIT.rejected }
-      io.stderr(`feast-authz token: ${error.code}: ${error.message}\n  ${CHECK_PROVIDER}; requests time out after ${DEFAULT_IDP_TIMEOUT_MS / 1000} s\n`)
+      // An answer below 500 is the discovery URL's (the token endpoint's are provider_rejected): the URL, not the network, is wrong.
+      const hint = error.status !== undefined && error.status < 500 ? CHECK_DISCOVERY_URL : CHECK_PROVIDER
+      io.stderr(`feast-authz token: ${error.code}: ${error.message}\n  ${hint}; requests time out after ${DEFAULT_IDP_TIMEOUT_MS / 1000} s\n`)
       return EXIT.undecided
     }
     throw error
