@@ -39,8 +39,26 @@ const MAX_ALIASES = 50
  * ```
  */
 export function readFeatureStoreFile (input: FeatureStoreSource, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
-  if (input instanceof URL) return fromPath(input)
-  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined) : fromPath(input)
+  return readYamlSource(input, FEATURE_STORE, env)
+}
+
+/** What a YAML file read like a `feature_store.yaml` is, in the words of its errors. */
+export interface YamlFileKind {
+  /** E.g. `a feature_store.yaml`: "larger than the N bytes <kind> may have". */
+  readonly kind: string
+  /** E.g. `the configuration`: "cannot read <what>: file not found". */
+  readonly what: string
+}
+
+const FEATURE_STORE: YamlFileKind = { kind: 'a feature_store.yaml', what: 'the configuration' }
+
+/**
+ * {@link readFeatureStoreFile} for another YAML file read with the same limits (a FeatureStore
+ * resource), whose read errors name what it is.
+ */
+export function readYamlSource (input: FeatureStoreSource, file: YamlFileKind, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
+  if (input instanceof URL) return fromPath(input, file)
+  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined) : fromPath(input, file)
   if (input === undefined) return fromDefaultLocation(env)
   // null (JavaScript callers, `yaml.parse('')`) must be a ConfigError, not a TypeError from Object.hasOwn.
   if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source)
@@ -70,7 +88,7 @@ function fromDefaultLocation (env: NodeJS.ProcessEnv): FeatureStoreFile {
   const encoded = env[BASE64_ENV]
   if (encoded !== undefined && encoded.trim() !== '') return fromBase64(encoded)
   try {
-    return fromPath('feature_store.yaml')
+    return fromPath('feature_store.yaml', FEATURE_STORE)
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code === 'ENOENT') {
       throw new ConfigError(`no configuration given: pass the \`config\` option, set ${BASE64_ENV}, or put a feature_store.yaml in ${process.cwd()}`)
@@ -91,12 +109,12 @@ export function fromBase64 (encoded: string): FeatureStoreFile {
   return fromText(Buffer.from(compact, 'base64').toString('utf8'), BASE64_ENV)
 }
 
-function fromPath (path: string | URL): FeatureStoreFile {
+function fromPath (path: string | URL, file: YamlFileKind): FeatureStoreFile {
   const name = path instanceof URL ? path.pathname : path
   const text = readTextFile(path, {
     maxBytes: MAX_FILE_BYTES,
-    kind: 'a feature_store.yaml',
-    cannotRead: 'cannot read the configuration',
+    kind: file.kind,
+    cannotRead: `cannot read ${file.what}`,
     error: (message, cause) => new ConfigError(message, { source: name }, cause)
   })
   return fromText(text, name)

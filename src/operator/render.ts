@@ -4,7 +4,7 @@ import { yamlText } from './yaml-text.ts'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
-import { readFeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
+import { readYamlSource, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { kubernetesRbac, oidcRbac, serviceAccountName, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
@@ -100,10 +100,10 @@ const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', '
  * ```
  */
 export function renderFeatureStore (resource: FeatureStoreSource, options: RenderOptions = {}): RenderedFeatureStore {
-  // readFeatureStoreFile would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
+  // readYamlSource would fall back to FEATURE_STORE_YAML_BASE64: a resource must be given.
   if (resource === undefined) throw new OptionError('renderFeatureStore needs a FeatureStore resource (path, YAML text or object)')
   checkOptions(options, RENDER_OPTION_RULES, { owner: 'renderFeatureStore' })
-  const file = readFeatureStoreFile(resource)
+  const file = readYamlSource(resource, { kind: 'a FeatureStore resource', what: 'the FeatureStore resource' })
   const fail = (path: string[], message: string): never => {
     const pos = file.locate(path)
     throw new ConfigError(message, { source: file.source, field: path.join('.'), line: pos?.line, column: pos?.column })

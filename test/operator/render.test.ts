@@ -235,6 +235,10 @@ describe('operator render: RBAC objects', () => {
 })
 
 describe('operator render: invalid resources', () => {
+  it('names a resource file it cannot read as the FeatureStore resource, not as a configuration', () => {
+    assert.throws(() => renderFeatureStore('/no/such/featurestore.yaml'), (error: unknown) => error instanceof ConfigError && error.message === '/no/such/featurestore.yaml: cannot read the FeatureStore resource: file not found')
+  })
+
   it('refuses an apiVersion other than <group>/v1', () => {
     failsWith({ ...store(undefined), apiVersion: 'feast.dev/v1alpha1' }, {}, /apiVersion: expected <group>\/v1 \(e\.g\. feast\.dev\/v1\), got "feast\.dev\/v1alpha1"/)
   })
