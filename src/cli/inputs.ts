@@ -23,6 +23,9 @@ export function configArgument (given: string | undefined, env: NodeJS.ProcessEn
  */
 export const TOKEN_FILE_BOUNDS: InputBounds = { maxBytes: MAX_TOKEN_FILE_BYTES, timeoutMs: 30_000 }
 
+/** {@link TOKEN_FILE_BOUNDS} in words, for the commands' help. */
+export const TOKEN_FILE_LIMITS = `${TOKEN_FILE_BOUNDS.maxBytes / 1024} KiB, and a pipe must end within ${TOKEN_FILE_BOUNDS.timeoutMs / 1000} s`
+
 /**
  * The token of `--token` or `--token-file` (`-` reads standard input; named pipes and
  * `<(command)` are read too), trimmed; errors name the file and, past a bound, the bound.

@@ -3,8 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { readTokenArgument } from '../../src/cli/inputs.ts'
+import { run as check } from '../../src/cli/commands/check.ts'
+import { run as inspect } from '../../src/cli/commands/inspect.ts'
+import { readTokenArgument, TOKEN_FILE_BOUNDS } from '../../src/cli/inputs.ts'
 import { UsageError } from '../../src/cli/io.ts'
+import { runInProcess } from '../helpers/cli.ts'
 import { expectError } from '../helpers/errors.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 
@@ -37,6 +40,17 @@ describe('readTokenArgument', () => {
       })
     } finally {
       pipe.close()
+    }
+  })
+})
+
+describe('the bounds of --token-file in the help', () => {
+  test('check and inspect state the bounds --token-file reads with', async () => {
+    const bounds = `at most ${TOKEN_FILE_BOUNDS.maxBytes / 1024} KiB, and a pipe must end within ${TOKEN_FILE_BOUNDS.timeoutMs / 1000} s`
+    for (const [name, command] of [['check', check], ['inspect', inspect]] as const) {
+      const { code, stdout } = await runInProcess(command, ['--help'])
+      assert.equal(code, 0)
+      assert.ok(stdout.replace(/\s+/g, ' ').includes(bounds), `${name} --help does not say ${bounds}`)
     }
   })
 })

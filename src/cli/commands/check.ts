@@ -8,7 +8,7 @@ import { createPrincipal, principalToJSON, type AuthSource, type Principal } fro
 import { didYouMean } from '../../base/did-you-mean.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { authenticateOnce, refusal, type TokenOutcome } from '../authenticate-once.ts'
-import { configArgument, readTokenArgument } from '../inputs.ts'
+import { configArgument, readTokenArgument, TOKEN_FILE_LIMITS } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
 
 /** Generated lists in the help, wrapped as the rest of it is: under the option texts, lines of at most 90 characters. */
@@ -40,8 +40,9 @@ Evaluates one request exactly as requirePermission would and prints JSON:
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token-file
                  authenticate a token as the server would (like \`feast-authz inspect\`);
-                 --token-file - reads standard input; --config defaults to
-                 FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
+                 --token-file - reads standard input; a token file or pipe holds at
+                 most ${TOKEN_FILE_LIMITS};
+                 --config defaults to FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
   --verbose      log details and stack traces (--debug is the same)
   --resource     <Type>:<name>, the type one of
 ${listLines(RESOURCE_TYPES)}

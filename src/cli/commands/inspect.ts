@@ -2,7 +2,7 @@ import { principalToJSON } from '../../base/principal.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { authenticateOnce } from '../authenticate-once.ts'
 import { explainToken } from '../explain-token.ts'
-import { configArgument, readTokenArgument } from '../inputs.ts'
+import { configArgument, readTokenArgument, TOKEN_FILE_LIMITS } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz inspect [--config <feature_store.yaml>] (--token <jwt> | --token-file <path|->) [--explain] [--verbose]
@@ -13,7 +13,8 @@ Authenticates the token exactly as the server would and prints the principal
   --config       the server's feature_store.yaml (default: FEATURE_STORE_YAML_BASE64,
                  then ./feature_store.yaml)
   --token        the token itself
-  --token-file   a file holding the token; - reads standard input
+  --token-file   a file holding the token; - reads standard input; pipes and <(command)
+                 too; at most ${TOKEN_FILE_LIMITS}
   --explain      also print, on stderr, the token's header and claims (decoded without
                  verification) next to what the configuration expects, with hints; done
                  anyway when the token is rejected
