@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { closest } from '../base/did-you-mean.ts'
+import { closest, didYouMean } from '../base/did-you-mean.ts'
 import { UsageError, type CliIo } from './io.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -26,6 +26,13 @@ export function parseCommandArgs<T extends Options> (
     if (code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments')
     throw error
   }
+}
+
+/** `given` when it is one of a command's subcommands; otherwise a {@link UsageError} worded alike for every command. */
+export function subcommand<S extends string> (given: string | undefined, known: readonly S[]): S {
+  if (given !== undefined && (known as readonly string[]).includes(given)) return given as S
+  const expected = `expected ${known.join(' or ')}`
+  throw new UsageError(given === undefined ? `missing subcommand: ${expected}` : `unknown subcommand "${given}"${didYouMean(given, known)}: ${expected}`)
 }
 
 /** Reports a usage problem on one line plus where the options are described; returns the exit code. */

@@ -113,7 +113,7 @@ describe('feast-authz registry show', () => {
   it('exits 2 with the usage when the subcommand is missing', async () => {
     const { code, stderr } = await cli('--config', sample)
     assert.equal(code, 2)
-    assert.match(stderr, /expected a subcommand: show/)
+    assert.match(stderr, /missing subcommand: expected show/)
   })
 })
 

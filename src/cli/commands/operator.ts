@@ -4,7 +4,7 @@ import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { readTextFile } from '../../config/read-text-file.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
 import { yamlText } from '../../operator/yaml-text.ts'
-import { parseCommandArgs, reportUsage } from '../args.ts'
+import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 
 const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>]
@@ -34,7 +34,7 @@ export const run: CliCommand = async (argv, io) => {
   if (sub === '--help' || sub === '-h') { io.stdout(HELP); return EXIT.ok }
   let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, 'feast-compatible-rbac'?: boolean | undefined, help?: boolean | undefined }
   try {
-    if (sub !== 'render') throw new UsageError(sub === undefined ? 'missing subcommand: expected render' : `unknown subcommand "${sub}": expected render`)
+    subcommand(sub, ['render'])
     ;({ values } = parseCommandArgs(rest, { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     if (values.resource === undefined) throw new UsageError('--resource is required')

@@ -5,7 +5,7 @@ import { readRegistrySetting } from '../../registry/config.ts'
 import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import type { RegistryResource } from '../../registry/resources.ts'
 import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
-import { parseCommandArgs, reportUsage } from '../args.ts'
+import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { oneLine } from '../terminal-text.ts'
@@ -40,7 +40,7 @@ export const run: CliCommand = async (argv, io) => {
     values = parsed.values
     if (parsed.values.help === true) { io.stdout(HELP); return EXIT.ok }
     const [sub, ...extra] = parsed.positionals
-    if (sub !== 'show') throw new UsageError(sub === undefined ? 'expected a subcommand: show' : `unknown subcommand "${sub}" (expected show)`)
+    subcommand(sub, ['show'])
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
     config = configArgument(parsed.values.config, io.env)
   } catch (error) {
