@@ -141,12 +141,16 @@ describe('readFeatures: after the check', () => {
   })
 })
 
-describe('readFeatures: the order of an on-demand view\'s features, as Feast answers them', () => {
-  // fare_quote is computed at read time from trip_stats; fare_stored is written to the online store.
-  const rides = loadYamlCatalogFile({
-    yaml: `project: rides
+// fare_quote is computed at read time from trip_stats; fare_stored is written to the online store.
+// trips and rating are features of trip_stats and trip_stats_weekly; this_and_previous reads
+// trip_stats twice, once under an alias.
+const rides = loadYamlCatalogFile({
+  yaml: `project: rides
 feature_views:
   - name: trip_stats
+    entities: [rider_id]
+    features: [trips, rating]
+  - name: trip_stats_weekly
     entities: [rider_id]
     features: [trips, rating]
   - name: fare_quote
@@ -163,15 +167,21 @@ feature_views:
 feature_services:
   - name: quote
     features: ["fare_quote:total", "trip_stats:rating", "fare_quote:base_fare"]
+  - name: this_and_previous
+    features:
+      - trip_stats:trips
+      - {view: trip_stats, alias: previous_trip_stats, features: [trips], join_key_map: {rider_id: previous_rider_id}}
 sample_rows:
   trip_stats: [{rider_id: 1, trips: 12, rating: 4.9}]
   fare_quote: [{rider_id: 1, base_fare: 10, surge: 1.5, total: 15}]
   fare_stored: [{rider_id: 1, base_fare: 11, surge: 1.2}]
 `,
-    source: 'registry.yaml'
-  })
-  const store = createOnlineStore(rides)
-  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1] }, ...body }), store)
+  source: 'registry.yaml'
+})
+const ridesStore = createOnlineStore(rides)
+
+describe('readFeatures: the order of an on-demand view\'s features, as Feast answers them', () => {
+  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1] }, ...body }), ridesStore)
 
   test('an on-demand view computed at read time answers its features in its schema order, not the request\'s', () => {
     const response = read({ features: ['fare_quote:total', 'fare_quote:surge', 'fare_quote:base_fare'] })
@@ -195,26 +205,7 @@ sample_rows:
 })
 
 describe('readFeatures: two features the answer would show under one name, as Feast refuses them', () => {
-  // trips and rating are features of both views; the service reads trip_stats twice, once under an alias.
-  const rides = loadYamlCatalogFile({
-    yaml: `project: rides
-feature_views:
-  - name: trip_stats
-    entities: [rider_id]
-    features: [trips, rating]
-  - name: trip_stats_weekly
-    entities: [rider_id]
-    features: [trips, rating]
-feature_services:
-  - name: this_and_previous
-    features:
-      - trip_stats:trips
-      - {view: trip_stats, alias: previous_trip_stats, features: [trips], join_key_map: {rider_id: previous_rider_id}}
-`,
-    source: 'registry.yaml'
-  })
-  const store = createOnlineStore(rides)
-  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1], previous_rider_id: [2] }, ...body }), store)
+  const read = (body: Record<string, unknown>) => readFeatures(readTarget(rides, { entities: { rider_id: [1], previous_rider_id: [2] }, ...body }), ridesStore)
 
   test('the same feature named twice is a 422 naming it, with full feature names too', () => {
     for (const fullNames of [false, true]) {
