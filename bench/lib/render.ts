@@ -57,8 +57,13 @@ export function renderReport (input: {
   if (flood !== undefined) {
     const during = flood.valid
     const describe = (run: LoadResult): string => `${Math.round(run.rps).toLocaleString('en-US')} req/s, ${micros(run.serverCpuMicrosPerRequest)} µs/req`
+    const describeMedian = (runs: readonly LoadResult[]): string =>
+      `${Math.round(median(runs.map((run) => run.rps))).toLocaleString('en-US')} req/s, ${micros(median(runs.map((run) => run.serverCpuMicrosPerRequest)))} µs/req`
     lines.push(`Unknown-kid flood (scenario 2's server): ${flood.floodRequests.toLocaleString('en-US')} random-kid requests over ${flood.seconds} s → ${flood.jwksFetches} JWKS fetch(es). ` +
-      `Valid traffic: ${describe(flood.before)} just before, ${describe(during)} during (server CPU of the flood included), ${describe(flood.after)} just after.`, '')
+      `Valid traffic: ${describe(flood.before)} just before, ${describe(during)} during (server CPU of the flood included), ${describe(flood.after)} just after.` +
+      (flood.rounds === undefined || flood.rounds.flooded.length === 0
+        ? ''
+        : ` Then ${flood.rounds.flooded.length} paired rounds of ${settings.durationSeconds} s, the flood's rate on and off (medians): ${describeMedian(flood.rounds.flooded)} with it, ${describeMedian(flood.rounds.alone)} without.`), '')
   }
   if (input.startup !== undefined) {
     const node = input.startup.probes.find((probe) => probe.id === 'node')

@@ -15,6 +15,8 @@ export interface Settings {
   readonly poolSize: number
   readonly floodSeconds: number
   readonly floodRequests: number
+  /** Paired rounds after the flood: valid traffic alone, then with the flood's rate, each `durationSeconds`. */
+  readonly floodRounds: number
   readonly memoryTokens: number
   /** The memory run stops after this long even if not every token was sent (reported). */
   readonly memoryMaxSeconds: number
@@ -51,6 +53,7 @@ export function readSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     floodSeconds,
     // The issue's rate: 10,000 requests per 30 s; a shorter flood keeps the rate.
     floodRequests: number(env, 'BENCH_FLOOD_REQUESTS', Math.round(10_000 * floodSeconds / 30)),
+    floodRounds: number(env, 'BENCH_FLOOD_ROUNDS', quick ? 2 : 10),
     memoryTokens: number(env, 'BENCH_MEMORY_TOKENS', quick ? 50_000 : 1_000_000),
     memoryMaxSeconds: number(env, 'BENCH_MEMORY_MAX_SECONDS', quick ? 15 : 240),
     cryptoSeconds: number(env, 'BENCH_CRYPTO_SECONDS', quick ? 1 : 3),

@@ -15,7 +15,7 @@ import { rotating, type LoadResult } from '../../bench/lib/load.ts'
 import { generationOf } from '../../bench/lib/scenarios.ts'
 import { readSettings } from '../../bench/lib/settings.ts'
 import { topSelfTime } from '../../bench/lib/profile.ts'
-import { evaluateTargets, median, quantile, quietMachine, type ScenarioRuns } from '../../bench/lib/report.ts'
+import { evaluateTargets, median, quantile, quietMachine, type FloodResult, type ScenarioRuns } from '../../bench/lib/report.ts'
 import { decide, filterAllowed } from '../../src/permissions/index.ts'
 import { AUDIENCE, createSigner, ES256_KID, generateBenchKeys, RS256_KID, tamperedToken, unknownKidToken } from '../../bench/lib/tokens.ts'
 
@@ -167,6 +167,41 @@ describe('target verdicts', () => {
     assert.equal(verdictFor(12, 5), 'PASS')
     assert.equal(verdictFor(305, 5), 'FAIL')
     assert.equal(verdictFor(12, 40), 'FAIL')
+  })
+
+  /** A flood whose 30 s stretch reads 0.80× its references (the machine slowed during it). */
+  const flood: FloodResult = {
+    seconds: 30,
+    floodRequests: 10_000,
+    floodRejected: 10_000,
+    flood5xx: 0,
+    jwksFetches: 2,
+    discoveryFetches: 0,
+    before: run(40_000, 25, 1),
+    after: run(40_000, 25, 1),
+    valid: run(32_000, 31.25, 1)
+  }
+  const floodVerdict = (result: FloodResult, prefix: string): { status: string, measured: string } =>
+    evaluateTargets({ basis: 'auto', scenarios: [], crypto: undefined, flood: result, memory: undefined }).find((v) => v.target.startsWith(prefix))!
+
+  test('the flood\'s throughput verdict is the median of its paired rounds when it has them, not the long stretch against its references', () => {
+    const prefix = 'Unknown-kid flood: valid tokens'
+    assert.equal(floodVerdict(flood, prefix).status, 'FAIL')
+    const paired = floodVerdict({
+      ...flood,
+      rounds: {
+        alone: [run(40_000, 25, 1), run(20_000, 50, 1), run(30_000, 33, 1)],
+        flooded: [run(38_000, 26, 1), run(19_000, 52, 1), run(28_500, 35, 1)]
+      }
+    }, prefix)
+    assert.equal(paired.status, 'PASS')
+    assert.match(paired.measured, /^\*\*0\.95×\*\* by req\/s, median of the rounds/)
+  })
+
+  test('any 5xx answer to the flood fails the fetch target, however few the fetches', () => {
+    const prefix = 'Unknown-kid flood: ≤ 2 JWKS'
+    assert.equal(floodVerdict(flood, prefix).status, 'PASS')
+    assert.equal(floodVerdict({ ...flood, flood5xx: 1 }, prefix).status, 'FAIL')
   })
 
   /** One scenario's rounds, one per CPU cost (µs per request); req/s follows from the cost. */
