@@ -1,12 +1,12 @@
 import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
-import { decodeSegment } from '../base/jwt-segments.ts'
 import { describeReadError } from '../base/regular-file.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
 import { urlForLog } from '../base/observability/log-safe-url.ts'
 import { TokenSourceError } from './errors.ts'
+import { reuseUntil } from './token-lifetime.ts'
 import { httpPostForm } from '../base/http/http-post.ts'
 
 /** The client-credentials fields, all present (the client validator guarantees it). */
@@ -51,8 +51,9 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * Fetches tokens from the provider's token endpoint (found through discovery) with
  * `grant_type=client_credentials`, or `password` when `username` and `password` are set.
  * Client authentication is in the form body (`client_secret_post`), as Feast does.
- * A token is reused until its `exp` (or `expires_in`, at most {@link MAX_EXPIRES_IN_SECONDS})
- * minus `token_refresh_margin_seconds`; a token with neither is not cached.
+ * A token is reused until the time `reuseUntil` (./token-lifetime.ts) gives it, minus
+ * `token_refresh_margin_seconds`: its `exp` or `expires_in`, 5 minutes when it has neither, 24
+ * hours at most.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
@@ -122,8 +123,7 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
       throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
     }
-    const expiresAt = expiryOf(token, body?.expires_in, now())
-    if (expiresAt !== undefined) cached = { token, expiresAt }
+    cached = { token, expiresAt: reuseUntil(token, body?.expires_in, now()) }
     return token
   }
 
@@ -155,50 +155,6 @@ async function call<T> (request: () => Promise<T>): Promise<T> {
     if (error instanceof ProviderRequestError) throw new TokenSourceError('provider_unavailable', error.message, { cause: error })
     throw error
   }
-}
-
-/**
- * When the token stops being usable: its `exp` claim (read without verification, only to
- * schedule a refresh), or now + `expires_in`, whichever is earlier; undefined if neither.
- */
-function expiryOf (token: string, expiresIn: unknown, now: number): number | undefined {
-  const candidates: number[] = []
-  const exp = readExp(token)
-  if (exp !== undefined) candidates.push(exp * 1000)
-  const lifetime = lifetimeOf(expiresIn)
-  if (lifetime !== undefined) candidates.push(now + lifetime * 1000)
-  return candidates.length === 0 ? undefined : Math.min(...candidates)
-}
-
-/**
- * The longest a token is reused on the strength of `expires_in` alone: 24 hours. An opaque token
- * has nothing else to say when it ends, so a provider answering `expires_in: 1e306` (or 1e12, or
- * 1e400, which JSON reads as Infinity) would have it sent until a server refused it. 24 hours is
- * Auth0's default lifetime for API tokens, longer than most providers' (Keycloak 5 minutes, Google
- * and Okta 1 hour): the bound shortens hardly any lifetime a provider meant, and a wrong one costs
- * one token request a day (and a 401 drops the token at once anyway).
- * golang.org/x/oauth2 clamps at 2^31-1 s (68 years) and oauth4webapi sets no bound: both only
- * keep the arithmetic finite, which a cache needs but does not make it refresh.
- */
-export const MAX_EXPIRES_IN_SECONDS = 24 * 60 * 60
-
-/**
- * `expires_in` in seconds, bounded by {@link MAX_EXPIRES_IN_SECONDS}; undefined when it says
- * nothing usable. RFC 6749 5.1 makes it a number, but some providers (Azure AD v1, PayPal) send
- * a string of digits, which is read as that number. Zero or negative means the token is already
- * expired, and anything else (another string, `"1e3"`, `null`, a list) is not a lifetime: both
- * are treated as a missing `expires_in`, which leaves an opaque token uncached.
- */
-function lifetimeOf (expiresIn: unknown): number | undefined {
-  const seconds = typeof expiresIn === 'number' ? expiresIn : typeof expiresIn === 'string' && /^[0-9]+$/.test(expiresIn) ? Number(expiresIn) : Number.NaN
-  if (!(seconds > 0)) return undefined
-  return Math.min(seconds, MAX_EXPIRES_IN_SECONDS)
-}
-
-function readExp (token: string): number | undefined {
-  if (token.split('.').length !== 3) return undefined
-  const exp = decodeSegment(token, 1)?.exp
-  return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined
 }
 
 function parseJson (body: Buffer): unknown {

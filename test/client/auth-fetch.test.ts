@@ -5,6 +5,7 @@ import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
+import { startTokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
 
 interface Sent { url: string, authorization: string | null, init: RequestInit | undefined, body: string | undefined }
@@ -100,6 +101,23 @@ describe('createAuthFetch', () => {
     const authFetch = createAuthFetch({ type: 'oidc', token_env_var: 'UNSET_VAR', verify_ssl: true, jwks_cache_lifespan_seconds: 300, jwks_request_timeout_seconds: 10, token_refresh_margin_seconds: 30 }, { fetch, env: {} })
     await assert.rejects(authFetch('http://127.0.0.1:1/x'), TokenSourceError)
     assert.equal(sent.length, 0)
+  })
+})
+
+describe('createAuthFetch with a token endpoint that gives no expires_in', () => {
+  it('reuses the token and, once a server refuses it, fetches a fresh one and sends the request again', async () => {
+    const idp = await startTokenEndpointStub([1, 2].map((n) => ({ status: 200, body: { access_token: `opaque-${n}`, token_type: 'Bearer' } })))
+    const server = await startScriptedServer([{ status: 200 }, { status: 401 }, { status: 200 }])
+    const authFetch = createAuthFetch(loadClientAuthConfig({ auth: { type: 'oidc', auth_discovery_url: idp.discoveryUrl, client_id: 'app', client_secret: 'stub-secret' } }), { env: {} })
+    try {
+      assert.deepEqual([(await authFetch(`${server.url}/a`)).status, (await authFetch(`${server.url}/b`)).status], [200, 200])
+      assert.deepEqual(server.received.map((request) => request.authorization), ['Bearer opaque-1', 'Bearer opaque-1', 'Bearer opaque-2'])
+      assert.equal(idp.forms.length, 2)
+    } finally {
+      authFetch.provider.close()
+      await server.close()
+      await idp.close()
+    }
   })
 })
 
