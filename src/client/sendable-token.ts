@@ -1,3 +1,4 @@
+import { characterName } from '../base/character-name.ts'
 import { TokenSourceError } from './errors.ts'
 
 /**
@@ -13,15 +14,7 @@ export function checkSendableToken (token: string, from: string): void {
     if (code > 0x20 && code < 0x7f) continue
     const lineBreak = code === 0x0a || code === 0x0d
     throw new TokenSourceError('malformed_token', `the token from ${from} cannot be sent in an Authorization header: ` +
-      `its character ${i + 1} of ${token.length} is ${nameOf(code)}, and a bearer token holds visible ASCII characters only` +
+      `its character ${i + 1} of ${token.length} is ${characterName(code)}, and a bearer token holds visible ASCII characters only` +
       (lineBreak ? ' (a token wrapped when copied has line breaks inside: put it on one line)' : ''))
   }
-}
-
-function nameOf (code: number): string {
-  const unicode = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`
-  if (code === 0x0a || code === 0x0d) return `a line break (${unicode})`
-  if (code === 0x20) return 'a space'
-  if (code === 0x09) return 'a tab'
-  return unicode
 }

@@ -1,6 +1,7 @@
 import { closest, editDistance } from '../base/did-you-mean.ts'
 import { ConfigError } from './errors.ts'
 import { describeValue } from '../base/describe-value.ts'
+import { envVarNameProblem } from './env-var-name.ts'
 import { checkOptions, object, oneOf, type OptionRules } from '../base/option-rules.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
 
@@ -45,7 +46,7 @@ export interface OidcAuthConfig {
   readonly jwks_request_timeout_seconds: number
   /** Client side: a fixed bearer token to send (a secret: never logged). */
   readonly token?: string
-  /** Client side: the environment variable that holds the token to send. */
+  /** Client side: the name of the environment variable that holds the token to send (letters, digits and `_`, not starting with a digit). */
   readonly token_env_var?: string
   /** Client side: the secret of the client-credentials (or password) flow (never logged). */
   readonly client_secret?: string
@@ -119,7 +120,7 @@ export const AUTH_TYPES: readonly AuthType[] = ['no_auth', 'oidc', 'kubernetes']
 /** Upper bound of every duration field: the longest `setTimeout` Node.js honours, in whole seconds. */
 export const MAX_DURATION_SECONDS = 2_147_483
 
-type FieldKind = 'string' | 'url' | 'boolean' | 'positive-number' | 'string-list'
+type FieldKind = 'string' | 'url' | 'boolean' | 'positive-number' | 'string-list' | 'env-var-name'
 interface FieldSpec {
   readonly kind: FieldKind
   readonly secret?: boolean
@@ -136,7 +137,7 @@ const OIDC_FIELDS: Readonly<Record<string, FieldSpec>> = {
   jwks_cache_lifespan_seconds: { kind: 'positive-number', default: 300 },
   jwks_request_timeout_seconds: { kind: 'positive-number', default: 10 },
   token: { kind: 'string', secret: true },
-  token_env_var: { kind: 'string' },
+  token_env_var: { kind: 'env-var-name' },
   client_secret: { kind: 'string', secret: true },
   username: { kind: 'string' },
   password: { kind: 'string', secret: true },
@@ -259,7 +260,7 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
     // An explicit null reads as "not set", as in Feast's own files.
     if (value === null) continue
     const problem = checkField(spec, value)
-    if (problem !== undefined) return fail(['auth', key], `${problem}, got ${describeValue(value, spec.secret)}`)
+    if (problem !== undefined) return fail(['auth', key], problem)
     result[key] = spec.kind === 'url' ? new URL(value as string).href : value
   }
   for (const [key, spec] of Object.entries(fields)) {
@@ -275,8 +276,15 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
   return result as unknown as AuthConfig
 }
 
+/** What is wrong with `value` for a field of `spec`, as "expected ..., got ..."; undefined when it fits. */
 function checkField (spec: FieldSpec, value: unknown): string | undefined {
-  switch (spec.kind) {
+  if (spec.kind === 'env-var-name') return envVarNameProblem(value)
+  const expected = expectedOf(spec.kind, value)
+  return expected === undefined ? undefined : `${expected}, got ${describeValue(value, spec.secret)}`
+}
+
+function expectedOf (kind: Exclude<FieldKind, 'env-var-name'>, value: unknown): string | undefined {
+  switch (kind) {
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'expected true or false'
     case 'positive-number':

@@ -3,6 +3,7 @@ import { boolean, checkOptions, listOf, object, required, secret, text, type Opt
 import { yamlText } from './yaml-text.ts'
 import { parseAuthSection } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
+import { envVarNameProblem } from '../config/env-var-name.ts'
 import { describeValue } from '../base/describe-value.ts'
 import { readYamlSource, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { kubernetesRbac, oidcRbac, serviceAccountName, type KubeObject } from './rbac.ts'
@@ -274,6 +275,9 @@ function renderOidc (
   if (issuerUrl !== undefined && !/^https:\/\/\S+$/.test(issuerUrl)) fail(at('issuerUrl'), `expected an https:// URL, got ${describeValue(issuerUrl)}`)
   const secretKeyName = optionalString('secretKeyName')
   const tokenEnvVar = optionalString('tokenEnvVar')
+  // The client's token_env_var, checked here by the loader's rule so that the error names this field.
+  const tokenEnvVarProblem = tokenEnvVar === undefined ? undefined : envVarNameProblem(tokenEnvVar)
+  if (tokenEnvVarProblem !== undefined) fail(at('tokenEnvVar'), tokenEnvVarProblem)
   if (oidc.verifySSL !== undefined && typeof oidc.verifySSL !== 'boolean') fail(at('verifySSL'), `expected true or false, got ${describeValue(oidc.verifySSL)}`)
 
   let secretValues: OidcSecretValues = {}

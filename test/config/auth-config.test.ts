@@ -215,6 +215,51 @@ describe('rejecting bad auth sections', () => {
     assert.match(error.message, /auth\.service_account_audiences: expected a non-empty list of non-empty strings/)
   })
 
+  describe('token_env_var', () => {
+    const clientFile = (value: string): string => writeYaml('token-env-var.yaml', `project: demo\nauth:\n  type: oidc\n  token_env_var: ${value}\n`)
+    const EXPECTED = 'expected the name of an environment variable (letters, digits and _, not starting with a digit)'
+
+    for (const name of ['FEAST_TOKEN', 'my_token', '_T0KEN']) {
+      test(`accepts ${name}, a name of letters, digits and _`, () => {
+        assert.equal((loadAuthConfig(clientFile(name), { role: 'client' }).auth as { token_env_var?: string }).token_env_var, name)
+      })
+    }
+
+    for (const [yaml, shown] of [['""', '""'], ['42', '42'], ['[A, B]', 'a list'], ['true', 'true']] as const) {
+      test(`refuses ${yaml}, naming the file, line and field`, () => {
+        const path = clientFile(yaml)
+        const error = configError(() => loadAuthConfig(path, { role: 'client' }))
+        assert.equal(error.message, `${path}:4:3: auth.token_env_var: ${EXPECTED}, got ${shown}`)
+        assert.equal(error.field, 'auth.token_env_var')
+      })
+    }
+
+    for (const [yaml, length, character] of [
+      ['MY-TOKEN', 8, '3 is "-"'], ['"MY TOKEN"', 8, '3 is a space'], ['1TOKEN', 6, '1 is "1"'], ['"TOKEN\\n"', 6, '6 is a line break (U+000A)'], ['"TÖKEN"', 5, '2 is U+00D6']
+    ] as const) {
+      test(`refuses ${yaml}, which is no variable name, saying which character is wrong`, () => {
+        const error = configError(() => loadAuthConfig(clientFile(yaml), { role: 'client' }))
+        assert.match(error.message, /:4:3: auth\.token_env_var: /)
+        assert.ok(error.message.endsWith(`: ${EXPECTED}, got a string of ${length} characters whose character ${character} (not shown: a token itself goes under \`token\`, not here)`), error.message)
+      })
+    }
+
+    test('never shows a token written where its variable\'s name belongs', () => {
+      const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbm4ifQ.SECRET-SIGNATURE'
+      const error = configError(() => loadAuthConfig(clientFile(token), { role: 'client' }))
+      assert.match(error.message, /got a string of 56 characters whose character 21 is "\." \(not shown: a token itself goes under `token`, not here\)$/)
+      assert.ok(!error.message.includes('eyJ') && !error.message.includes('SECRET'), error.message)
+    })
+
+    // eslint-disable-next-line no-template-curly-in-string -- the shell's spelling, written in YAML on purpose
+    for (const reference of ['$MY_TOKEN', '"${MY_TOKEN}"']) {
+      test(`refuses ${reference}, a shell's reference to the variable, with the name to write instead`, () => {
+        const error = configError(() => loadAuthConfig(clientFile(reference), { role: 'client' }))
+        assert.match(error.message, /:4:3: auth\.token_env_var: expected the name of an environment variable, not a shell reference to it: write MY_TOKEN, without \$$/)
+      })
+    }
+  })
+
   test('an auth section that is a list is rejected', () => {
     const error = configError(() => loadAuthConfig('auth:\n  - type: oidc\n'))
     assert.match(error.message, /auth: expected a mapping with a `type` field, got a list/)

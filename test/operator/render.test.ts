@@ -72,6 +72,11 @@ describe('operator render: spec.authz forms', () => {
     })
   })
 
+  it('refuses a tokenEnvVar that is no environment-variable name, naming the field, as the client would refuse its token_env_var', () => {
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' }, tokenEnvVar: 'FEAST-TOKEN' } }), { secrets: secret(OIDC_SECRET) },
+      /spec\.authz\.oidc\.tokenEnvVar: expected the name of an environment variable \(letters, digits and _, not starting with a digit\), got a string of 11 characters whose character 6 is "-"/)
+  })
+
   it('gives the oidc client only its type and token_env_var: never a credential', () => {
     const rendered = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
     assert.deepEqual(rendered.client, { type: 'oidc', token_env_var: 'FEAST_USER_TOKEN' })
