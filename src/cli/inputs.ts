@@ -38,9 +38,8 @@ export async function readTokenArgument (token: string | undefined, tokenFile: s
   try {
     text = (await readBoundedInput(tokenFile, bounds)).toString('utf8')
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : describeTokenFileError(error)
-    throw new UsageError(`cannot read --token-file ${source}: ${why}`)
+    // Worded as the client words its own token files (token_path, the service-account file).
+    throw new UsageError(`cannot read --token-file ${source}: ${describeTokenFileError(error)}`)
   }
   const trimmed = text.trim()
   if (trimmed === '') throw new UsageError(`--token-file ${source} is empty`)

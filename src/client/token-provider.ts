@@ -230,7 +230,7 @@ function createTokenFile (path: string): () => Promise<string> {
       const info = await stat(path)
       signature = `${info.ino}:${info.size}:${info.mtimeMs}`
     } catch (error) {
-      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (is the projected token volume mounted there?)`, { cause: error })
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${describeTokenFileError(error)} (is the projected token volume mounted there?)`, { cause: error })
     }
     if (cached?.signature === signature) return cached.token
     let token: string | undefined

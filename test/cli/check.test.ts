@@ -175,7 +175,7 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     const missing = join(dir, 'missing.jwt')
     const { code, stderr } = await runCheck('--permissions', FEAST, '--config', oidc.configPath, '--token-file', missing, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
     assert.equal(code, 2)
-    assert.match(stderr, new RegExp(`cannot read --token-file ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no such file`))
+    assert.match(stderr, new RegExp(`cannot read --token-file ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: file not found`))
   })
 
   test('an unreachable provider exits 3 (could not decide), as inspect does', async () => {

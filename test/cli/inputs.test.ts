@@ -22,6 +22,15 @@ describe('readTokenArgument', () => {
     })
   })
 
+  test('words a missing --token-file as the client words its own token files', async () => {
+    const missing = join(dir, 'missing.jwt')
+    await expectError(readTokenArgument(undefined, missing), { type: UsageError, message: `cannot read --token-file ${missing}: file not found` })
+  })
+
+  test('words a directory given as --token-file as the client words its own token files', async () => {
+    await expectError(readTokenArgument(undefined, dir), { type: UsageError, message: `cannot read --token-file ${dir}: is a directory, expected a file` })
+  })
+
   test('reads the token of a named pipe (as --token-file <(command) gives), trimmed', async () => {
     const pipe = namedPipe(dir, 'token-pipe', { text: '  piped-token\n' })
     try {

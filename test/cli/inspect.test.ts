@@ -220,7 +220,7 @@ describe('feast-authz inspect', () => {
     const missing = join(dir, 'missing.jwt')
     const { code, stderr } = await inspect('--config', oidc.configPath, '--token-file', missing)
     assert.equal(code, 2)
-    assert.equal(stderr.split('\n')[0], `feast-authz inspect: cannot read --token-file ${missing}: no such file`)
+    assert.equal(stderr.split('\n')[0], `feast-authz inspect: cannot read --token-file ${missing}: file not found`)
   })
 
   test('a misspelt option exits 2 with a did-you-mean on one line', async () => {

@@ -136,7 +136,7 @@ describe('kubernetes client token resolution', () => {
   })
 
   it('fails, never falls through, when token_path names a missing file', async () => {
-    await failsWith({ type: 'kubernetes', token_path: missingFile() }, { LOCAL_K8S_TOKEN: 'local' }, 'token_file_unreadable', /token_path is .*absent.*ENOENT.*projected token volume/, saFile)
+    await failsWith({ type: 'kubernetes', token_path: missingFile() }, { LOCAL_K8S_TOKEN: 'local' }, 'token_file_unreadable', /^token_path is .*absent.*, which cannot be read: file not found \(is the projected token volume mounted there\?\)$/, saFile)
   })
 
   it('fails, naming the file, when token_path names a named pipe, instead of waiting for a writer', async () => {
