@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { didYouMean } from '../base/did-you-mean.ts'
 import { EXIT, type CliCommand, type CliIo } from './io.ts'
+import { wrapWords } from './help-text.ts'
 import { terminalSafe } from './terminal-text.ts'
 
 // Loaded on demand so that `feast-authz token` does not pay for the server's imports.
@@ -11,16 +12,16 @@ const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{
   serve: { summary: 'run the reference feature server with authorization', load: async () => await import('./commands/serve.ts') },
   token: { summary: 'print the bearer token a client would send', load: async () => await import('./commands/token.ts') },
   operator: { summary: 'render a FeatureStore resource into auth configuration (operator render)', load: async () => await import('./commands/operator.ts') },
-  registry: { summary: 'show the projects, resources and permissions of a Feast registry (registry show)', load: async () => await import('./commands/registry.ts') }
+  registry: { summary: 'show a Feast registry\'s projects, resources and permissions (registry show)', load: async () => await import('./commands/registry.ts') }
 }
 
 export function usage (): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
-  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`)
+  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => wrapWords(summary.split(' '), ' '.repeat(width + 4), `  ${name.padEnd(width)}  `))
   return `usage: feast-authz <command> [options]\n       feast-authz --version\n\ncommands:\n${lines.join('\n')}\n\n` +
     'Run feast-authz <command> --help for a command\'s options.\n' +
     'Exit codes: 0 success or allowed, 1 rejected or denied, 2 usage or configuration error,\n' +
-    '3 could not decide (identity provider or cluster unreachable, or refusing our credentials).\n'
+    '3 could not decide (identity provider or cluster unreachable, or our credentials refused).\n'
 }
 
 /** The package's version, from the package.json next to `src/` (or `dist/`). */

@@ -46,6 +46,15 @@ describe('feast-authz (the command dispatcher)', () => {
     })
   }
 
+  for (const command of ['', 'inspect', 'check', 'token', 'serve', 'registry', 'registry show', 'operator', 'operator render']) {
+    test(`feast-authz ${command}${command === '' ? '' : ' '}--help has no line longer than 90 characters, its usage line included`, async () => {
+      const { code, stdout } = await feastAuthz(...command.split(' ').filter((word) => word !== ''), '--help')
+      assert.equal(code, 0)
+      assert.ok(stdout.startsWith('usage: feast-authz '), stdout)
+      assert.deepEqual(stdout.split('\n').filter((line) => line.length > 90), [])
+    })
+  }
+
   for (const command of ['inspect', 'check', 'token', 'serve', 'registry', 'operator']) {
     test(`${command} --help states the exit codes`, async () => {
       const { code, stdout } = await feastAuthz(command, '--help')

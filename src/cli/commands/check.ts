@@ -10,24 +10,19 @@ import { parseCommandArgs, reportUsage } from '../args.ts'
 import { authenticateOnce, refusal, type TokenOutcome } from '../authenticate-once.ts'
 import { configArgument, readTokenArgument, TOKEN_FILE_LIMITS } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../io.ts'
+import { usageLines, wrapWords } from '../help-text.ts'
 
-/** Generated lists in the help, wrapped as the rest of it is: under the option texts, lines of at most 90 characters. */
+/** A generated list in the help, comma-separated, under the option texts. */
 function listLines (words: readonly string[]): string {
-  const indent = ' '.repeat(17)
-  const lines: string[] = []
-  let line = ''
-  for (const [index, word] of words.entries()) {
-    const piece = index === words.length - 1 ? word : `${word},`
-    if (line !== '' && indent.length + line.length + 1 + piece.length > 90) { lines.push(line); line = piece } else line = line === '' ? piece : `${line} ${piece}`
-  }
-  lines.push(line)
-  return lines.map((text) => `${indent}${text}`).join('\n')
+  return wrapWords(words.map((word, index) => index === words.length - 1 ? word : `${word},`), ' '.repeat(17))
 }
 
-const HELP = `usage: feast-authz check --permissions <permissions.yaml>
-         (--principal '<json>' | [--config <feature_store.yaml>] --token-file <path|->)
-         --resource <Type>:<name> [--tag key=value ...]
-         --action <ACTION> [--action <ACTION> ...]
+const HELP = `${usageLines('check', [
+  '--permissions <permissions.yaml>',
+  "(--principal '<json>' |", '[--config <feature_store.yaml>] --token-file <path|->)',
+  '--resource <Type>:<name>', '[--tag key=value ...]',
+  '--action <ACTION>', '[--action <ACTION> ...]'
+])}
 
 Evaluates one request exactly as requirePermission would and prints JSON:
   {"decision": "allow" | "deny", "explanation": [one entry per permission: whether it

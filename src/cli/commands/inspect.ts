@@ -4,8 +4,9 @@ import { authenticateOnce } from '../authenticate-once.ts'
 import { explainToken } from '../explain-token.ts'
 import { configArgument, readTokenArgument, TOKEN_FILE_LIMITS } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { usageLines } from '../help-text.ts'
 
-const HELP = `usage: feast-authz inspect [--config <feature_store.yaml>] (--token <jwt> | --token-file <path|->) [--explain] [--verbose]
+const HELP = `${usageLines('inspect', ['[--config <feature_store.yaml>]', '(--token <jwt> | --token-file <path|->)', '[--explain]', '[--verbose]'])}
 
 Authenticates the token exactly as the server would and prints the principal
 (username, roles, groups, namespaces) as JSON on stdout.

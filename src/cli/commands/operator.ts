@@ -6,9 +6,11 @@ import { renderFeatureStore } from '../../operator/render.ts'
 import { yamlText } from '../../operator/yaml-text.ts'
 import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { usageLines } from '../help-text.ts'
 
-const HELP = `usage: feast-authz operator render --resource <featurestore.yaml> [--secret <secret.yaml>]... [--base <feature_store.yaml>]
-                                [--feast-compatible-rbac] [--json]
+const HELP = `${usageLines('operator render', [
+  '--resource <featurestore.yaml>', '[--secret <secret.yaml>]...', '[--base <feature_store.yaml>]', '[--feast-compatible-rbac]', '[--json]'
+])}
 
 Turns a FeatureStore resource (<group>/v1) into what the Feast operator would deploy:
 the auth section of the servers' and the clients' feature_store.yaml, the servers'
@@ -20,9 +22,10 @@ feature_store_yaml_base64, and the RBAC objects of the chosen mode.
   --base <path>       a feature_store.yaml to complete (its project and auth are replaced)
   --feast-compatible-rbac
                       kubernetes mode: emit the Feast operator's RBAC objects, which also
-                      grant cluster-wide reads (namespaces, cluster roles and bindings) that
-                      feast-authz never makes; default: only what feast-authz needs
-  --json              print {"server","client","feature_store_yaml_base64","rbac","clientPod"}
+                      grant cluster-wide reads (namespaces, cluster roles and bindings)
+                      that feast-authz never makes; default: only what feast-authz needs
+  --json              print JSON: {"server","client","feature_store_yaml_base64","rbac",
+                      "clientPod"}
 
 The server section (and feature_store_yaml_base64) carries the Secret's credentials;
 nothing else does. Warnings go to stderr. Exit 0 on success, 2 when the resource, a

@@ -8,9 +8,10 @@ import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.
 import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { usageLines } from '../help-text.ts'
 import { oneLine } from '../terminal-text.ts'
 
-const HELP = `usage: feast-authz registry show [--config <feature_store.yaml>] [--project <name>] [--json]
+const HELP = `${usageLines('registry show', ['[--config <feature_store.yaml>]', '[--project <name>]', '[--json]'])}
 
 Reads the Feast registry file that feature_store.yaml names (\`registry\`) and prints its
 projects, resources (with tags) and permissions, as the server would enforce them.

@@ -11,14 +11,17 @@ import type { FeatureCatalog } from '../../server/catalog.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { usageLines } from '../help-text.ts'
 
-const HELP = `usage: feast-authz serve [--config <feature_store.yaml>] [--permissions <permissions.yaml>]
-                         [--registry <registry.yaml|registry.db>] [--host <host>] [--port <port>] [--log-level <level>]
+const HELP = `${usageLines('serve', [
+  '[--config <feature_store.yaml>]', '[--permissions <permissions.yaml>]', '[--registry <registry.yaml|registry.db>]',
+  '[--host <host>]', '[--port <port>]', '[--log-level <level>]'
+])}
 
 Runs the reference feature server (Feast's online routes, in-memory store) with the
 authentication of the config's auth section.
---registry takes the server's registry YAML (.yaml/.yml) or a Feast registry file (any other
-name, e.g. registry.db): its feature views are served (values absent) and, unless
+--registry takes the server's registry YAML (.yaml/.yml) or a Feast registry file (any
+other name, e.g. registry.db): its feature views are served (values absent) and, unless
 --permissions is given, its permissions enforced, following the file as it changes.
 Without --registry, the config's "registry" is used (a .yaml file, or a Feast registry).
 Without --permissions and without a Feast registry, every authenticated caller is allowed

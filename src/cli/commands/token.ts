@@ -9,8 +9,9 @@ import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
 import { CHECK_DISCOVERY_URL, CHECK_PROVIDER } from '../undecided.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
+import { usageLines } from '../help-text.ts'
 
-const HELP = `usage: feast-authz token [--config <client feature_store.yaml>] [--service-account-token-file <path>] [--verbose]
+const HELP = `${usageLines('token', ['[--config <client feature_store.yaml>]', '[--service-account-token-file <path>]', '[--verbose]'])}
 
 Prints the bearer token the client would send right now, and nothing else, so that
   curl -H "Authorization: Bearer $(feast-authz token --config feature_store.yaml)" ...
@@ -19,11 +20,12 @@ Exit codes: 0 with the token on stdout, 1 when no source yields a token (reason 
 stderr), 2 usage or configuration error, 3 when the token endpoint could not be reached.
 
 options:
-  --config <path>                       the client's feature_store.yaml (default:
-                                        FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml)
-  --verbose                             log details and stack traces (--debug is the same)
-  --service-account-token-file <path>   where the pod's service-account token is
-                                        (default /var/run/secrets/kubernetes.io/serviceaccount/token)
+  --config <path>     the client's feature_store.yaml (default: FEATURE_STORE_YAML_BASE64,
+                      then ./feature_store.yaml)
+  --verbose           log details and stack traces (--debug is the same)
+  --service-account-token-file <path>
+                      where the pod's service-account token is
+                      (default /var/run/secrets/kubernetes.io/serviceaccount/token)
 `
 
 const OPTIONS = {
