@@ -15,9 +15,10 @@ import { isMessageType, messageDescriptor, type FieldDescriptor, type MessageDes
  *   of 100, as Python's), so it can pause anywhere: it is a generator that yields every few
  *   thousand fields, and a caller can spread a large registry over many event-loop turns.
  * Merging follows protobuf: a singular message seen twice is merged, a scalar seen twice keeps
- * the last value, repeated fields append, a map keeps the last value of a key, and reading a
- * member of a oneof unsets the other members of its group (the last member on the wire is the
- * one set; a member read again after another one starts afresh).
+ * the last value, repeated fields append, a map keeps the last value of a key (an ordered map at
+ * the place the key came first, as a Python dict does), and reading a member of a oneof unsets
+ * the other members of its group (the last member on the wire is the one set; a member read again
+ * after another one starts afresh).
  */
 
 /** Limits of one decode. */
@@ -59,6 +60,9 @@ export class RegistryDecodeError extends Error {
 /** The registry would take more memory than the budget allows. */
 export class DecodeBudgetError extends RegistryDecodeError {}
 
+/** A map as decoded: a null-prototype object, or a `Map` for a map declared `ordered`. */
+type DecodedMap = Record<string, unknown> | Map<string, unknown>
+
 interface Frame {
   readonly message: MessageDescriptor
   readonly target: Record<string, unknown>
@@ -68,7 +72,7 @@ interface Frame {
   readonly field: string
   readonly index: number
   /** Set when the frame is a map entry: the map it adds to and the value's type. */
-  readonly entry?: { readonly map: Record<string, unknown>, readonly type: FieldDescriptor['type'] }
+  readonly entry?: { readonly map: DecodedMap, readonly type: FieldDescriptor['type'] }
 }
 
 /**
@@ -116,7 +120,7 @@ export function * decodeRegistrySteps (bytes: Uint8Array, limits: DecodeLimits):
     if (oneofSiblings !== undefined) unsetSiblings(target, oneofSiblings)
     if (field.label === 'map') {
       const length = reader.length(frame)
-      const map = (target[name] ??= reader.object(true)) as Record<string, unknown>
+      const map = (target[name] ??= field.ordered === true ? reader.orderedMap() : reader.object(true)) as DecodedMap
       if (++depth > MAX_DEPTH) reader.fail(frame, `messages nest deeper than ${MAX_DEPTH} levels`, at)
       const entry: Record<string, unknown> = {}
       frame = { message: frame.message, target: entry, end: reader.pos + length, parent: frame, field: name, index: -1, entry: { map, type: field.type } }
@@ -190,10 +194,15 @@ function unsetSiblings (target: Record<string, unknown>, siblings: readonly stri
 }
 
 function closeEntry (frame: Frame, reader: Reader): void {
-  const { map, type } = frame.entry ?? { map: {}, type: 'string' }
+  const { map, type }: NonNullable<Frame['entry']> = frame.entry ?? { map: {}, type: 'string' }
   const key = (frame.target.key as string | undefined) ?? ''
   // A missing value is the type's default (an empty message or string).
   const value = frame.target.value ?? (isMessageType(type) ? {} : type === 'bool' ? false : type === 'string' ? '' : 0)
+  if (map instanceof Map) {
+    if (!map.has(key)) reader.charge(PROPERTY_COST + ELEMENT_COST)
+    map.set(key, value)
+    return
+  }
   if (!(key in map)) reader.charge(PROPERTY_COST + ELEMENT_COST)
   map[key] = value
 }
@@ -226,6 +235,12 @@ class Reader {
   object (map = false): Record<string, unknown> {
     this.charge(OBJECT_COST + PROPERTY_COST)
     return map ? Object.create(null) as Record<string, unknown> : {}
+  }
+
+  /** A map declared `ordered`: its keys in the order the file writes them, whatever they look like. */
+  orderedMap (): Map<string, unknown> {
+    this.charge(OBJECT_COST + PROPERTY_COST)
+    return new Map()
   }
 
   list (): unknown[] {

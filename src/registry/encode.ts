@@ -7,7 +7,8 @@ import { isMessageType, messageDescriptor, type FieldDescriptor, type MessageDes
 
 /**
  * Serialises a registry given as a plain object in the schema's snake_case field names (enum
- * fields as numbers), for tests and tools that need a registry file; Feast writes the real ones.
+ * fields as numbers; a map field as an object, or as a `Map` to write its entries in that order),
+ * for tests and tools that need a registry file; Feast writes the real ones.
  * Only the fields feast-authz reads can be written. Throws a TypeError naming a field the schema
  * does not have, a value of the wrong type, or two members of one oneof.
  */
@@ -42,8 +43,10 @@ function checkOneofs (descriptor: MessageDescriptor, value: Record<string, unkno
 
 function writeField (out: number[], field: FieldDescriptor, value: unknown, path: string): void {
   if (field.label === 'map') {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`not a valid feast.core.Registry: ${path}: expected an object`)
-    for (const [key, entryValue] of Object.entries(value)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`not a valid feast.core.Registry: ${path}: expected an object or a Map`)
+    // A Map is written in its order (an object puts keys named like integers first).
+    for (const [key, entryValue] of value instanceof Map ? [...value as Map<unknown, unknown>] : Object.entries(value)) {
+      if (typeof key !== 'string') throw new TypeError(`not a valid feast.core.Registry: ${path}: expected string keys`)
       const entry: number[] = []
       writeSingle(entry, { no: 1, type: 'string' }, key, path)
       writeSingle(entry, { no: 2, type: field.type }, entryValue, `${path}.${key}`)

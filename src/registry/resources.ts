@@ -29,7 +29,10 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly streamSource?: string
   /** Name of the stream source when it is a push source: `POST /push` with this name writes here. */
   readonly pushSource?: string
-  /** On-demand feature views: names of the sources (feature views and request sources) they read. */
+  /**
+   * On-demand feature views: names of the sources (feature views and request sources) they read,
+   * in the order the registry file writes them (Feast's order), names like integers included.
+   */
   readonly sources?: readonly string[]
   /**
    * On-demand feature views: the `join_key_map` of each source projection that renames join keys
@@ -245,7 +248,7 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
     ...common,
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
-    sources: Object.freeze(Object.keys(spec.sources ?? {})),
+    sources: Object.freeze([...(spec.sources?.keys() ?? [])]),
     ...sourceJoinKeyMapsOf(spec.sources),
     ...requestDataOf(spec.sources),
     writeToOnlineStore: spec.write_to_online_store ?? false,
@@ -255,11 +258,11 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
 }
 
 /** The join_key_maps of an on-demand view's source projections, by source name; absent when none renames a join key. */
-function sourceJoinKeyMapsOf (sources: Readonly<Record<string, Message<'OnDemandSource'>>> | undefined): { sourceJoinKeyMaps?: Readonly<Record<string, Tags>> } {
+function sourceJoinKeyMapsOf (sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined): { sourceJoinKeyMaps?: Readonly<Record<string, Tags>> } {
   // Null-prototype: a source called `__proto__` is just a source.
   const maps = Object.create(null) as Record<string, Tags>
   let found = false
-  for (const [name, source] of Object.entries(sources ?? {})) {
+  for (const [name, source] of sources ?? []) {
     const map = joinKeyMapOf(source.feature_view_projection)
     if (map !== undefined) { maps[name] = map; found = true }
   }
@@ -273,9 +276,9 @@ function joinKeyMapOf (projection: Message<'FeatureViewProjection'> | undefined)
 }
 
 /** The request data fields of an on-demand view's request sources, each once, in registry order. */
-function requestDataOf (sources: Readonly<Record<string, Message<'OnDemandSource'>>> | undefined): { requestData?: readonly string[] } {
+function requestDataOf (sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined): { requestData?: readonly string[] } {
   const fields = new Set<string>()
-  for (const source of Object.values(sources ?? {})) {
+  for (const source of sources?.values() ?? []) {
     for (const name of names(source.request_data_source?.request_data_options?.schema)) fields.add(name)
   }
   return fields.size === 0 ? {} : { requestData: Object.freeze([...fields]) }

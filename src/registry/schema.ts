@@ -25,6 +25,12 @@ export interface FieldDescriptor {
   readonly type: ScalarType | MessageName
   /** `repeated` (a list), or `map` (`map<string, type>`). Absent: a singular field. */
   readonly label?: 'repeated' | 'map'
+  /**
+   * A map whose order Feast uses (its entries become a Python dict, which keeps the order they
+   * come in): decoded as a `Map` in the order the file writes them. Other maps are looked up
+   * only, and decode to null-prototype objects, which put keys named like integers (`"7"`) first.
+   */
+  readonly ordered?: true
 }
 
 const string = (no: number) => ({ no, type: 'string' }) as const
@@ -130,8 +136,9 @@ const MESSAGES = {
     name: string(1),
     project: string(2),
     features: list(3, 'FeatureSpecV2'),
-    // The keys (source names), and of each request source the names of the fields it carries.
-    sources: { no: 4, type: 'OnDemandSource', label: 'map' },
+    // The keys (source names), and of each request source the names of the fields it carries. In
+    // the file's order: Feast reads a view's sources in the order its dict keeps them.
+    sources: { no: 4, type: 'OnDemandSource', label: 'map', ordered: true },
     description: string(6),
     tags: tags(7),
     owner: string(8),
@@ -280,11 +287,13 @@ export const POLICY_ONEOF = Object.freeze(Object.keys(ONEOFS.Policy.policy_type)
 
 type ScalarValue<T> = T extends 'string' ? string : T extends 'bool' ? boolean : T extends 'int32' | 'int64' | 'enum' ? number : never
 type Value<T> = T extends MessageName ? Message<T> : ScalarValue<T>
-type FieldValue<F> = F extends { readonly label: 'map', readonly type: infer T }
-  ? Readonly<Record<string, Value<T>>>
-  : F extends { readonly label: 'repeated', readonly type: infer T }
-    ? readonly Value<T>[]
-    : F extends { readonly type: infer T } ? Value<T> : never
+type FieldValue<F> = F extends { readonly label: 'map', readonly ordered: true, readonly type: infer T }
+  ? ReadonlyMap<string, Value<T>>
+  : F extends { readonly label: 'map', readonly type: infer T }
+    ? Readonly<Record<string, Value<T>>>
+    : F extends { readonly label: 'repeated', readonly type: infer T }
+      ? readonly Value<T>[]
+      : F extends { readonly type: infer T } ? Value<T> : never
 
 /**
  * A decoded message, as a plain object with the `.proto` snake_case field names. Every field is

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { decodeRegistry } from '../../src/registry/decode.ts'
+import { encodeRegistry } from '../../src/registry/encode.ts'
 import { buildSnapshot, pushTargets, type RegistryProject } from '../../src/registry/snapshot.ts'
 import { wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 
@@ -109,5 +110,31 @@ describe('lifecycle states, as Feast serves views online only in some of them', 
       on_demand_feature_views: [{ spec: { name: 'derived', project: 'demo' }, meta: { state: 'MATERIALIZING' } }]
     })
     assert.deepEqual(states(registry), { live: 'GENERATED', derived: 'MATERIALIZING' })
+  })
+})
+
+describe('an on-demand view\'s sources, in the order the registry file writes them', () => {
+  // Feast keeps an on-demand view's sources in a dict, which never moves a key named like an integer.
+  const withSources = (sources: ReadonlyArray<readonly [string, 'view' | 'request']>): Uint8Array => encodeRegistry({
+    projects: [{ spec: { name: 'demo' } }],
+    on_demand_feature_views: [{
+      spec: {
+        name: 'derived',
+        project: 'demo',
+        // A Map: the encoder writes its entries in this order (an object would put "7" first).
+        sources: new Map(sources.map(([name, kind]) => [name, kind === 'request'
+          ? { request_data_source: { name, request_data_options: { schema: [{ name: `field_${name}` }] } } }
+          : { feature_view_projection: { feature_view_name: name } }]))
+      }
+    }]
+  })
+  const derived = (registry: Uint8Array) => project(registry).resources.find((resource) => resource.name === 'derived') as { sources?: readonly string[], requestData?: readonly string[] }
+
+  it('keeps the file\'s order, a source named like an integer included', () => {
+    assert.deepEqual(derived(withSources([['a', 'view'], ['7', 'view'], ['10', 'view']])).sources, ['a', '7', '10'])
+  })
+
+  it('lists the request data fields in the order of their request sources, one named like an integer included', () => {
+    assert.deepEqual(derived(withSources([['trip', 'request'], ['7', 'request']])).requestData, ['field_trip', 'field_7'])
   })
 })

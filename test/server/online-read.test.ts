@@ -4,11 +4,17 @@
  * feast-checks.test.ts and test/cross-cutting/docs/express-example.test.ts.
  */
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
 import { readFeatures, readTarget } from '../../src/server/online-read.ts'
 import { createOnlineStore } from '../../src/server/online-store.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../src/server/catalog.ts'
+import { catalogFromFeastRegistry } from '../../src/server/catalog-from-feast.ts'
+import { openFeastRegistry } from '../../src/registry/index.ts'
+import { encodeRegistry } from '../../src/registry/encode.ts'
+import { tempDir } from '../helpers/registry-builder.ts'
 import { REGISTRY_YAML } from '../helpers/feast-checks.ts'
 import { expectError } from '../helpers/errors.ts'
 
@@ -229,5 +235,34 @@ describe('readFeatures: two features the answer would show under one name, as Fe
     expectError(() => read({ feature_service: 'this_and_previous' }), { statusCode: 422, message: /"trips"/ })
     assert.deepEqual(read({ feature_service: 'this_and_previous', full_feature_names: true }).metadata.feature_names,
       ['rider_id', 'previous_rider_id', 'trip_stats__trips', 'previous_trip_stats__trips'])
+  })
+})
+
+describe('readFeatures over a Feast registry file: an on-demand view\'s sources in the file\'s order', () => {
+  // blend is computed from a and then 7; Feast groups a source view's features where the on-demand view meets it, in that order.
+  const { dir, cleanup } = tempDir()
+  const path = join(dir, 'registry.db')
+  writeFileSync(path, encodeRegistry({
+    projects: [{ spec: { name: 'mix' } }],
+    entities: [{ spec: { name: 'key', join_key: 'key', project: 'mix' } }],
+    feature_views: ['a', '7'].map((name) => ({ spec: { name, project: 'mix', entities: ['key'], features: [{ name: `f${name}` }], online: true } })),
+    on_demand_feature_views: [{
+      spec: {
+        name: 'blend',
+        project: 'mix',
+        entities: ['key'],
+        features: [{ name: 'x' }],
+        // A Map, written in this order: an object would put "7" first.
+        sources: new Map(['a', '7'].map((name) => [name, { feature_view_projection: { feature_view_name: name } }]))
+      }
+    }]
+  }))
+  const registry = openFeastRegistry({ path, project: 'mix', pollIntervalMs: 0 })
+  after(() => { registry.close(); cleanup() })
+  const catalog = catalogFromFeastRegistry(registry)
+
+  test('the features of source views requested after the on-demand view come in its sources\' order, a view named like an integer included', () => {
+    const response = readFeatures(readTarget(catalog, { features: ['blend:x', '7:f7', 'a:fa'], entities: { key: [1] } }), createOnlineStore(catalog))
+    assert.deepEqual(response.metadata.feature_names, ['key', 'fa', 'f7', 'x'])
   })
 })
