@@ -31,9 +31,16 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly pushSource?: string
   /**
    * On-demand feature views: names of the sources (feature views and request sources) they read,
-   * in the order the registry file writes them (Feast's order), names like integers included.
+   * in the order the registry file writes them (Feast's order), names like integers included; a
+   * feature view source given as a projection is named by the view the projection names.
    */
   readonly sources?: readonly string[]
+  /**
+   * On-demand feature views: the alias of each source projection that has one (Feast's
+   * `fv.with_name("...")` given as a source), by source name: the name the source view is read
+   * under in a read of the on-demand view. Absent when none has one.
+   */
+  readonly sourceAliases?: Readonly<Record<string, string>>
   /**
    * On-demand feature views: the `join_key_map` of each source projection that renames join keys
    * (Feast's `fv.with_join_key_map({...})` given as a source), by source name: a join key of that
@@ -248,40 +255,55 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
     ...common,
     features: names(spec.features),
     entities: Object.freeze([...(spec.entities ?? [])]),
-    sources: Object.freeze([...(spec.sources?.keys() ?? [])]),
-    ...sourceJoinKeyMapsOf(spec.sources),
-    ...requestDataOf(spec.sources),
+    ...onDemandSourcesOf(spec.sources),
     writeToOnlineStore: spec.write_to_online_store ?? false,
     ...flag('disabled', spec.disabled),
     ...unserved(message.meta?.state)
   }
 }
 
-/** The join_key_maps of an on-demand view's source projections, by source name; absent when none renames a join key. */
-function sourceJoinKeyMapsOf (sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined): { sourceJoinKeyMaps?: Readonly<Record<string, Tags>> } {
-  // Null-prototype: a source called `__proto__` is just a source.
-  const maps = Object.create(null) as Record<string, Tags>
-  let found = false
-  for (const [name, source] of sources ?? []) {
-    const map = joinKeyMapOf(source.feature_view_projection)
-    if (map !== undefined) { maps[name] = map; found = true }
+/**
+ * An on-demand view's sources as Feast's `OnDemandFeatureView.from_proto` reads them, in the
+ * file's order. A source given as a projection (what Feast writes) is the view its
+ * `feature_view_name` names (Feast reads that, not the map's key, which it writes equal to it),
+ * read through the projection: its alias (`with_name`) and its `join_key_map`. A whole feature
+ * view (older Feast) and a request source are known by their key. Two sources naming one view are
+ * one, as in Feast's dict: the later one's projection, in the first one's place.
+ */
+function onDemandSourcesOf (
+  sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined
+): Pick<FeatureViewResource, 'sources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'requestData'> {
+  const sourceNames = new Set<string>()
+  const projections = new Map<string, Message<'FeatureViewProjection'> | undefined>()
+  const fields = new Set<string>()
+  for (const [key, source] of sources ?? []) {
+    const projection = source.feature_view_projection
+    const name = projection?.feature_view_name === undefined || projection.feature_view_name === '' ? key : projection.feature_view_name
+    sourceNames.add(name)
+    if (projection !== undefined || source.feature_view !== undefined) projections.set(name, projection)
+    for (const field of names(source.request_data_source?.request_data_options?.schema)) fields.add(field)
   }
-  return found ? { sourceJoinKeyMaps: Object.freeze(maps) } : {}
+  // Null-prototype: a source called `__proto__` is just a source.
+  const aliases = Object.create(null) as Record<string, string>
+  const maps = Object.create(null) as Record<string, Tags>
+  for (const [name, projection] of projections) {
+    const alias = projection?.feature_view_name_alias
+    if (alias !== undefined && alias !== '') aliases[name] = alias
+    const map = joinKeyMapOf(projection)
+    if (map !== undefined) maps[name] = map
+  }
+  return {
+    sources: Object.freeze([...sourceNames]),
+    ...(Object.keys(aliases).length === 0 ? {} : { sourceAliases: Object.freeze(aliases) }),
+    ...(Object.keys(maps).length === 0 ? {} : { sourceJoinKeyMaps: Object.freeze(maps) }),
+    ...(fields.size === 0 ? {} : { requestData: Object.freeze([...fields]) })
+  }
 }
 
 /** A projection's join_key_map; undefined when it renames none. */
 function joinKeyMapOf (projection: Message<'FeatureViewProjection'> | undefined): Tags | undefined {
   const map = projection?.join_key_map
   return map === undefined || Object.keys(map).length === 0 ? undefined : tagsOf(map)
-}
-
-/** The request data fields of an on-demand view's request sources, each once, in registry order. */
-function requestDataOf (sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined): { requestData?: readonly string[] } {
-  const fields = new Set<string>()
-  for (const source of sources?.values() ?? []) {
-    for (const name of names(source.request_data_source?.request_data_options?.schema)) fields.add(name)
-  }
-  return fields.size === 0 ? {} : { requestData: Object.freeze([...fields]) }
 }
 
 function labelView (message: Message<'LabelView'>): LabelViewResource | undefined {

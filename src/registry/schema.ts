@@ -146,8 +146,8 @@ const MESSAGES = {
     entities: { no: 13, type: 'string', label: 'repeated' },
     disabled: bool(19)
   },
-  // Feature view sources are known by their key in the map. Of a projection (what Feast writes),
-  // its join_key_map is read; a whole feature view (older Feast) is not read, as it renames none.
+  // Of a projection (what Feast writes), the view it names, its alias and its join_key_map are
+  // read; a whole feature view (older Feast) is known by its key in the map, as it renames nothing.
   OnDemandSource: {
     feature_view: message(1, 'Unread'),
     request_data_source: message(2, 'RequestSource'),

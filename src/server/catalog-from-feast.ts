@@ -120,13 +120,28 @@ function joinKeyOf (entity: EntityResource): string {
   return entity.joinKey ?? entity.name
 }
 
-/** An on-demand view's feature view sources, the join_key_maps of those read through one, and whether it is stored. */
-function onDemandSources (view: FeatureViewResource, project: RegistryProject): Pick<FeatureViewDef, 'sources' | 'sourceJoinKeyMaps' | 'writeToOnlineStore'> {
+/**
+ * An on-demand view's feature view sources, the aliases and join_key_maps of those read through a
+ * projection giving one, and whether it is stored.
+ */
+function onDemandSources (view: FeatureViewResource, project: RegistryProject): Pick<FeatureViewDef, 'sources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'writeToOnlineStore'> {
   const sources = sourceViews(view, project)
-  const maps = view.sourceJoinKeyMaps ?? {}
+  const aliases = ofSources(sources, view.sourceAliases)
+  const maps = ofSources(sources, view.sourceJoinKeyMaps)
+  return {
+    sources,
+    ...(aliases === undefined ? {} : { sourceAliases: aliases }),
+    ...(maps === undefined ? {} : { sourceJoinKeyMaps: maps }),
+    writeToOnlineStore: view.writeToOnlineStore === true
+  }
+}
+
+/** The entries of `bySource` for the `sources` that have one; undefined when none has. */
+function ofSources<T> (sources: readonly string[], bySource: Readonly<Record<string, T>> | undefined): Readonly<Record<string, T>> | undefined {
+  if (bySource === undefined) return undefined
   // fromEntries defines each key: a source called `__proto__` is just a source.
-  const renaming = Object.fromEntries(sources.filter((name) => Object.hasOwn(maps, name)).map((name) => [name, maps[name] as Readonly<Record<string, string>>]))
-  return { sources, ...(Object.keys(renaming).length === 0 ? {} : { sourceJoinKeyMaps: renaming }), writeToOnlineStore: view.writeToOnlineStore === true }
+  const found = Object.fromEntries(sources.filter((name) => Object.hasOwn(bySource, name)).map((name) => [name, bySource[name] as T]))
+  return Object.keys(found).length === 0 ? undefined : found
 }
 
 /**

@@ -19,8 +19,8 @@ const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']
 const VIEW_KEYS = ['name', 'kind', 'tags', 'entities', 'features', 'push_source', 'sources', 'request_data', 'online', 'offline', 'enabled', 'write_to_online_store']
 const SERVICE_KEYS = ['name', 'tags', 'features']
 const PROJECTION_KEYS = ['view', 'alias', 'features', 'join_key_map']
-/** An on-demand view's source in the mapping form: Feast's `fv.with_join_key_map({...})` given as a source. */
-const SOURCE_KEYS = ['view', 'join_key_map']
+/** An on-demand view's source in the mapping form: Feast's `fv.with_name(...)` and `fv.with_join_key_map({...})` given as a source. */
+const SOURCE_KEYS = ['view', 'alias', 'join_key_map']
 /** The kinds Feast's `with_join_key_map` exists for: it is a method of FeatureView and its subclasses. */
 const RENAMABLE_KINDS: ReadonlySet<FeatureViewKind> = new Set(['FeatureView', 'BatchFeatureView', 'StreamFeatureView'])
 /** Column of a sample row (and of pushed data) holding the event time. */
@@ -68,9 +68,10 @@ interface ParsedView {
   readonly sourceForms?: SourceForms
 }
 
-/** How an on-demand view's sources are written: which as mappings, and the raw join_key_map of those that have one. */
+/** How an on-demand view's sources are written: which as mappings, the alias and the raw join_key_map of those that have one. */
 interface SourceForms {
   readonly mappings: ReadonlySet<number>
+  readonly aliases: ReadonlyMap<number, string>
   readonly joinKeyMaps: ReadonlyMap<number, unknown>
 }
 
@@ -121,10 +122,11 @@ function parseView (raw: unknown, path: Path, fail: Fail): ParsedView {
   return sources === undefined ? { view: parsed } : { view: parsed, sourceForms: sources }
 }
 
-/** An on-demand view's `sources`: each a view's name, or a mapping `{ view, join_key_map? }`; each view once. */
+/** An on-demand view's `sources`: each a view's name, or a mapping `{ view, alias?, join_key_map? }`; each view once. */
 function parseSources (value: unknown, path: Path, fail: Fail): SourceForms & { readonly names: readonly string[] } {
   const names: string[] = []
   const mappings = new Set<number>()
+  const aliases = new Map<number, string>()
   const joinKeyMaps = new Map<number, unknown>()
   list(value, path, fail).forEach((item, i) => {
     let name: string
@@ -132,6 +134,7 @@ function parseSources (value: unknown, path: Path, fail: Fail): SourceForms & { 
       checkKeys(item, SOURCE_KEYS, [...path, i], fail)
       name = nonEmptyString(item.view, [...path, i, 'view'], fail)
       mappings.add(i)
+      if (item.alias !== undefined) aliases.set(i, nonEmptyString(item.alias, [...path, i, 'alias'], fail))
       if (item.join_key_map !== undefined) joinKeyMaps.set(i, item.join_key_map)
     } else {
       name = nonEmptyString(item, [...path, i], fail)
@@ -140,25 +143,43 @@ function parseSources (value: unknown, path: Path, fail: Fail): SourceForms & { 
     if (names.includes(name)) fail([...path, i], `duplicate ${JSON.stringify(name)}`)
     names.push(name)
   })
-  return { names: Object.freeze(names), mappings, joinKeyMaps }
+  return { names: Object.freeze(names), mappings, aliases, joinKeyMaps }
 }
 
 /**
  * An on-demand view's sources must be declared feature views that are not on-demand themselves;
- * a source's join_key_map is checked against that view as a feature service's is. The view, with
- * the maps of its sources that have one.
+ * a source's join_key_map is checked against that view as a feature service's is, and its alias
+ * may not show it under the name of another view (a read would show two views under one name).
+ * The view, with the aliases and maps of its sources that have one.
  */
 function withSources ({ view, sourceForms }: ParsedView, path: Path, views: ReadonlyMap<string, FeatureViewDef>, fail: Fail): FeatureViewDef {
+  const aliases: Array<[string, string]> = []
   const maps: Array<[string, Readonly<Record<string, string>>]> = []
+  const shownAt = new Map<string, number>()
   view.sources?.forEach((source, i) => {
     const at = sourceForms?.mappings.has(i) === true ? [...path, i, 'view'] : [...path, i]
     const found = views.get(source) ?? fail(at, undeclared(source, views))
     if (found.kind === 'OnDemandFeatureView') fail(at, `${JSON.stringify(source)} is an OnDemandFeatureView; an on-demand view reads feature views`)
+    const alias = sourceForms?.aliases.get(i)
+    if (alias !== undefined) {
+      if (alias !== source && views.has(alias)) fail([...path, i, 'alias'], `${JSON.stringify(alias)} is the name of another feature view: a read would show both under one name (Feast reads them all as the first); take another alias`)
+      aliases.push([source, alias])
+    }
+    const shown = alias ?? source
+    const earlier = shownAt.get(shown)
+    if (earlier !== undefined) fail([...path, i, 'alias'], `sources[${earlier}] already shows its view as ${JSON.stringify(shown)}: take another alias`)
+    shownAt.set(shown, i)
     const raw = sourceForms?.joinKeyMaps.get(i)
     if (raw !== undefined) maps.push([source, parseJoinKeyMap(raw, found, [...path, i, 'join_key_map'], fail)])
   })
   // fromEntries defines each key: a view called `__proto__` is just a view.
-  return maps.length === 0 ? view : Object.freeze({ ...view, sourceJoinKeyMaps: Object.freeze(Object.fromEntries(maps)) })
+  return aliases.length === 0 && maps.length === 0
+    ? view
+    : Object.freeze({
+      ...view,
+      ...(aliases.length === 0 ? {} : { sourceAliases: Object.freeze(Object.fromEntries(aliases)) }),
+      ...(maps.length === 0 ? {} : { sourceJoinKeyMaps: Object.freeze(Object.fromEntries(maps)) })
+    })
 }
 
 function boolean (value: unknown, path: Path, fail: Fail): boolean | undefined {

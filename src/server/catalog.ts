@@ -34,6 +34,14 @@ export interface FeatureViewDef {
    */
   readonly sources?: readonly string[] | undefined
   /**
+   * On-demand views: the alias of each source that is read through a projection giving one
+   * (Feast's `fv.with_name("...")` given as a source), by source name. The source view's rows are
+   * read (and READ_ONLINE checked on it) under its own name; the alias is the name the read shows
+   * it under, a table of its own beside the view read under its own name. Absent when no source
+   * has one.
+   */
+  readonly sourceAliases?: Readonly<Record<string, string>> | undefined
+  /**
    * On-demand views: the `join_key_map` of each source that is read through a projection renaming
    * join keys (Feast's `fv.with_join_key_map({...})` given as a source), by source name: a join key
    * of that view → the `entities` column a read of the on-demand view takes it from. Absent when

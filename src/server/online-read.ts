@@ -186,6 +186,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
   const needed = new Map<string, string>()
   for (const view of read.filter(computedAtRead)) for (const field of view.requestData ?? []) if (!needed.has(field)) needed.set(field, view.name)
   const used = viewsUsed(features, target.sources)
+  checkOneViewPerName(features, used)
   const renamed = renamedColumns(used)
   const tables = tablesRead(features, used)
   const columns = sortEntityColumns(target.sent, target.columns, new Set(needed.keys()), renamed)
@@ -294,9 +295,10 @@ interface Projection {
  * The feature views of a read as Feast uses them (`utils._get_feature_views_to_use`), one per name
  * shown, in the order first met: the feature views the features come from, and the sources of
  * every on-demand view read (whether computed at read time or stored), each through the
- * on-demand view's source projection. A projection met under a name already used is merged into
- * the first one, whose `join_key_map` stays (`_append_or_merge_source_fv`). On-demand views are
- * not among them.
+ * on-demand view's source projection: under its alias when it has one (Feast's
+ * `projection.name_to_use()`), so an aliased source is a view of its own beside the same view read
+ * under its own name. A projection met under a name already used is merged into the first one,
+ * whose `join_key_map` stays (`_append_or_merge_source_fv`). On-demand views are not among them.
  */
 function viewsUsed (features: readonly ReadFeature[], sources: ReadTarget['sources']): Map<string, Projection> {
   const used = new Map<string, Projection>()
@@ -304,12 +306,44 @@ function viewsUsed (features: readonly ReadFeature[], sources: ReadTarget['sourc
   for (const { view, shownAs, joinKeyMap } of features) {
     if (view.kind !== 'OnDemandFeatureView') { use({ view, shownAs, joinKeyMap }); continue }
     for (const source of sourcesOf(view, sources)) {
-      const maps = view.sourceJoinKeyMaps
-      const map = maps !== undefined && Object.hasOwn(maps, source.name) ? maps[source.name] : undefined
-      use({ view: source, shownAs: source.name, joinKeyMap: map, sourceOf: view })
+      use({ view: source, shownAs: sourceShownAs(view, source.name), joinKeyMap: ofSource(view.sourceJoinKeyMaps, source.name), sourceOf: view })
     }
   }
   return used
+}
+
+/** The name an on-demand view's source is read and shown under: its projection's alias, or its own name. */
+function sourceShownAs (view: FeatureViewDef, source: string): string {
+  return ofSource(view.sourceAliases, source) ?? source
+}
+
+/** What an on-demand view gives one of its sources (an alias, a join_key_map), if anything. */
+function ofSource<T> (bySource: Readonly<Record<string, T>> | undefined, source: string): T | undefined {
+  return bySource !== undefined && Object.hasOwn(bySource, source) ? bySource[source] : undefined
+}
+
+/**
+ * Two different views shown under one name (an alias naming another view read too, or two aliases
+ * alike) cannot both be read: Feast keys the views of a read by the name shown, merges the second
+ * into the first and reads the first one's rows for both (or fails on the second's features, a
+ * 500). Here it is a 422 naming both.
+ */
+function checkOneViewPerName (features: readonly ReadFeature[], used: ReadonlyMap<string, Projection>): void {
+  const shown = new Map<string, Projection>()
+  for (const projection of [...features, ...used.values()]) {
+    const earlier = shown.get(projection.shownAs)
+    if (earlier === undefined) { shown.set(projection.shownAs, projection); continue }
+    if (earlier.view.name === projection.view.name) continue
+    throw unprocessable(`the read would show two views as ${JSON.stringify(projection.shownAs)}: ${shownView(earlier)} and ${shownView(projection)}; ` +
+      'Feast would read both as the first one: read them in separate requests, or give one another alias')
+  }
+}
+
+/** A view as a projection shows it, for an error message. */
+function shownView ({ view, shownAs, sourceOf }: Pick<Projection, 'view' | 'shownAs' | 'sourceOf'>): string {
+  const named = `${viewKind(view)} ${JSON.stringify(view.name)}`
+  if (sourceOf !== undefined) return `${named}, a source of on-demand feature view ${JSON.stringify(sourceOf.name)}${shownAs === view.name ? '' : ' under that alias'}`
+  return shownAs === view.name ? named : `${named} under that alias`
 }
 
 /**
@@ -340,7 +374,7 @@ function tablesRead (features: readonly ReadFeature[], used: ReadonlyMap<string,
     else if (!computedAtRead(view)) add(tables, used.get(shownAs))
     else {
       for (const source of view.sources ?? []) {
-        const projection = used.get(source)
+        const projection = used.get(sourceShownAs(view, source))
         add(tables, projection === undefined ? undefined : { ...projection, readFor: view })
       }
       add(computed, { view, shownAs, joinKeyMap })
@@ -439,7 +473,8 @@ function feastOrder (features: readonly ReadFeature[]): ReadFeature[] {
   for (const item of features) {
     if (!computedAtRead(item.view)) { group(read, item.shownAs).push(item); continue }
     group(computed, item.shownAs).push(item)
-    for (const source of item.view.sources ?? []) group(read, source)
+    // Under the name it is read under: an aliased source is not the view read under its own name.
+    for (const source of item.view.sources ?? []) group(read, sourceShownAs(item.view, source))
   }
   return [...read.values(), ...[...computed.values()].map(inSchemaOrder)].flat()
 }

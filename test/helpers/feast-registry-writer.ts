@@ -153,8 +153,13 @@ export function everyKindRegistry (): Record<string, unknown> {
           project: 'fraud',
           features: features('ratio'),
           sources: {
-            // Read with its join key taken from customer_id (Feast's user_stats.with_join_key_map(...) given as a source).
-            user_stats: { feature_view_projection: { feature_view_name: 'user_stats', feature_columns: features('avg_amount_7d'), join_key_map: { user_id: 'customer_id' } } },
+            // Read as customer_stats, its join key taken from customer_id (Feast's
+            // user_stats.with_name('customer_stats').with_join_key_map(...) given as a source).
+            user_stats: {
+              feature_view_projection: {
+                feature_view_name: 'user_stats', feature_view_name_alias: 'customer_stats', feature_columns: features('avg_amount_7d'), join_key_map: { user_id: 'customer_id' }
+              }
+            },
             request_amount: { request_data_source: { type: 'REQUEST_SOURCE', name: 'request_amount', project: 'fraud', request_data_options: { schema: features('amount') } } }
           },
           description: 'amount over the weekly average',

@@ -125,6 +125,11 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.equal(view('OnDemandFeatureView', 'amount_check').sourceJoinKeyMaps, undefined)
   })
 
+  it('reads the alias of an on-demand view\'s source projection, by source name; a source without one has none', () => {
+    assert.deepEqual({ ...view('OnDemandFeatureView', 'amount_ratio').sourceAliases }, { user_stats: 'customer_stats' })
+    assert.equal(view('OnDemandFeatureView', 'amount_check').sourceAliases, undefined)
+  })
+
   it('reads the fields of an on-demand view\'s request sources, as Feast\'s get_request_data_schema lists them', () => {
     assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').requestData, ['amount'])
     // A request source written without request_data_options carries no field.

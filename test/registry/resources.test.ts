@@ -134,6 +134,24 @@ describe('an on-demand view\'s sources, in the order the registry file writes th
     assert.deepEqual(derived(withSources([['a', 'view'], ['7', 'view'], ['10', 'view']])).sources, ['a', '7', '10'])
   })
 
+  it('a source given as a projection is the view the projection names, whatever its key, as Feast\'s from_proto reads it', () => {
+    const registry = writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      on_demand_feature_views: [{
+        spec: {
+          name: 'derived',
+          project: 'demo',
+          // Feast writes the key equal to the view's name; from_proto reads the projection's name and drops the key.
+          sources: { inputs: { feature_view_projection: { feature_view_name: 'trips', feature_view_name_alias: 'recent_trips', join_key_map: { rider: 'driver' } } } }
+        }
+      }]
+    })
+    const view = project(registry).resources.find((resource) => resource.name === 'derived') as { sources?: readonly string[], sourceAliases?: object, sourceJoinKeyMaps?: object }
+    assert.deepEqual(view.sources, ['trips'])
+    assert.deepEqual({ ...view.sourceAliases }, { trips: 'recent_trips' })
+    assert.deepEqual(Object.keys(view.sourceJoinKeyMaps ?? {}), ['trips'])
+  })
+
   it('lists the request data fields in the order of their request sources, one named like an integer included', () => {
     assert.deepEqual(derived(withSources([['trip', 'request'], ['7', 'request']])).requestData, ['field_trip', 'field_7'])
   })

@@ -60,6 +60,19 @@ describe('the reference server\'s registry over a Feast registry file', () => {
     }
   })
 
+  it('gives an on-demand view the alias of each source it reads through a projection with one', () => {
+    const path = join(dir, 'every-kind-aliases.db')
+    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
+    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
+    try {
+      const catalog = catalogFromFeastRegistry(registry)
+      assert.deepEqual({ ...catalog.featureView('amount_ratio')?.sourceAliases }, { user_stats: 'customer_stats' })
+      assert.equal(catalog.featureView('amount_check')?.sourceAliases, undefined)
+    } finally {
+      registry.close()
+    }
+  })
+
   it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
     const path = join(dir, 'lost-entity.db')
     writeFileSync(path, writeFeastRegistry({

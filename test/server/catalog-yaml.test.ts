@@ -225,7 +225,7 @@ feature_views:
   })
 })
 
-describe('the registry YAML file: an on-demand view\'s source as a mapping, with a join_key_map', () => {
+describe('the registry YAML file: an on-demand view\'s source as a mapping, with an alias and a join_key_map', () => {
   // A trip's weather at its origin: the location view read as an on-demand view's source, its join key taken from origin_id.
   const odfv = (source: string): string => `project: p
 feature_views:
@@ -248,6 +248,39 @@ feature_views:
   test('a source\'s join_key_map is checked as a feature service\'s: a key the source view does not have is refused, with the join keys it has', () => {
     assert.throws(() => load(odfv('{view: location_stats, join_key_map: {location: origin_id}}')),
       /feature_views\[1\]\.sources\[0\]\.join_key_map\.location: feature view "location_stats" has no join key "location" \(did you mean location_id\?\) \(it has location_id, day\)/)
+  })
+
+  test('reads the source\'s alias, by source name, as Feast\'s with_name given as a source', () => {
+    const view = load(odfv('{view: location_stats, alias: origin, join_key_map: {location_id: origin_id}}')).featureView('origin_weather')
+    assert.deepEqual(view?.sources, ['location_stats'])
+    assert.deepEqual(view?.sourceAliases, { location_stats: 'origin' })
+  })
+
+  test('an alias naming another declared view is refused: a read would show both views under one name', () => {
+    assert.throws(() => load(odfv('{view: location_stats, alias: origin_weather}')),
+      /feature_views\[1\]\.sources\[0\]\.alias: "origin_weather" is the name of another feature view: a read would show both under one name/)
+  })
+
+  test('two sources shown under one alias are refused, naming the first', () => {
+    const twoViews = `project: p
+feature_views:
+  - name: location_stats
+    entities: [location_id]
+    features: [temperature]
+  - name: airport_stats
+    entities: [airport_id]
+    features: [delays]
+  - name: trip_risk
+    kind: OnDemandFeatureView
+    entities: [trip_id]
+    features: [risk]
+    sources: [{view: location_stats, alias: origin}, {view: airport_stats, alias: origin}]
+`
+    assert.throws(() => load(twoViews), /feature_views\[2\]\.sources\[1\]\.alias: sources\[0\] already shows its view as "origin": take another alias/)
+  })
+
+  test('an alias that is not a non-empty string is refused', () => {
+    assert.throws(() => load(odfv('{view: location_stats, alias: ""}')), /feature_views\[1\]\.sources\[0\]\.alias: expected a non-empty string, got ""/)
   })
 
   test('an unknown key or an undeclared view in a source mapping is refused, naming the source', () => {

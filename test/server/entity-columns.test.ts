@@ -45,6 +45,9 @@ const RELOCATION = [
 // home_zipcode (Feast's zipcode_features.with_join_key_map(...) given as a source); computed at read time, and written to the online store.
 const HOME = { entity: 'customer', features: ['home_population'], source: 'zipcode_features', joinKeyMap: { zipcode: 'home_zipcode' } }
 const HOME_VIEWS = [{ name: 'home_area', written: false }, { name: 'home_area_stored', written: true }]
+// Computed at read time from zipcode_features read at a customer's workplace: its source is
+// zipcode_features.with_name('workplace').with_join_key_map({zipcode: 'work_zipcode'}) in Feast.
+const WORK = { name: 'work_area', entity: 'customer', features: ['work_population'], source: 'zipcode_features', alias: 'workplace', joinKeyMap: { zipcode: 'work_zipcode' } }
 const SAMPLE_ROWS = {
   credit_history: [{ dob_ssn: '1', credit_card_due: 10, missed_payments: 0 }],
   zipcode_features: [{ zipcode: 94107, population: 5 }, { zipcode: 10001, population: 8 }],
@@ -52,7 +55,8 @@ const SAMPLE_ROWS = {
   risk_score: [{ dob_ssn: '1', risky: false }],
   risk_score_stored: [{ dob_ssn: '1', risky: true }],
   home_area: [{ dob_ssn: '1', home_population: 5 }],
-  home_area_stored: [{ dob_ssn: '1', home_population: 6 }]
+  home_area_stored: [{ dob_ssn: '1', home_population: 6 }],
+  work_area: [{ dob_ssn: '1', work_population: 8 }]
 }
 
 const REGISTRY_YAML = stringify({
@@ -77,7 +81,14 @@ const REGISTRY_YAML = stringify({
       features: HOME.features,
       sources: [{ view: HOME.source, join_key_map: HOME.joinKeyMap }],
       write_to_online_store: written
-    }))
+    })),
+    {
+      name: WORK.name,
+      kind: 'OnDemandFeatureView',
+      entities: [JOIN_KEY[WORK.entity]],
+      features: WORK.features,
+      sources: [{ view: WORK.source, alias: WORK.alias, join_key_map: WORK.joinKeyMap }]
+    }
   ],
   feature_services: [
     { name: 'relocation', features: RELOCATION.map(({ view, alias, features, joinKeyMap }) => ({ view, alias, features, join_key_map: joinKeyMap })) },
@@ -118,7 +129,20 @@ function feastRegistry (entities: ReadonlyArray<readonly [string, string]>): Uin
         sources: { [HOME.source]: { feature_view_projection: { feature_view_name: HOME.source, feature_columns: names(['population']), join_key_map: HOME.joinKeyMap } } },
         write_to_online_store: written
       }
-    }))],
+    })), {
+      spec: {
+        name: WORK.name,
+        project: 'credit',
+        entities: [WORK.entity],
+        features: names(WORK.features),
+        // Keyed by the view's own name, the alias in the projection: what Feast's to_proto writes.
+        sources: {
+          [WORK.source]: {
+            feature_view_projection: { feature_view_name: WORK.source, feature_view_name_alias: WORK.alias, feature_columns: names(['population']), join_key_map: WORK.joinKeyMap }
+          }
+        }
+      }
+    }],
     feature_services: [
       {
         spec: {
@@ -293,6 +317,33 @@ for (const [label, served] of [['registry YAML', yamlServer], ['Feast registry f
       const reply = await read({ features: ['home_area_stored:home_population'], entities: { home_zipcode: [94107], dob_ssn: ['1'] } })
       assert.deepEqual(reply.body.metadata.feature_names, ['home_zipcode', 'dob_ssn', 'home_population'])
       assert.deepEqual(values(reply), [[94107], ['1'], [6]])
+    })
+  })
+
+  describe(`get-online-features over a ${label}: an on-demand view's source read under an alias (with_name)`, () => {
+    test('the source view\'s rows are read through the aliased projection, from the column its join_key_map names, answered under that name', async () => {
+      const reply = await read({ features: ['work_area:work_population'], entities: { work_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.deepEqual(reply.body.metadata.feature_names, ['work_zipcode', 'dob_ssn', 'work_population'])
+      assert.deepEqual(values(reply), [[10001], ['1'], [8]])
+    })
+
+    test('a missing renamed column is a 422 naming the alias the on-demand view reads the view under', async () => {
+      const reply = await post('reader', { features: ['work_area:work_population'], entities: { dob_ssn: ['1'] } })
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, 'entities has no column "work_zipcode", the join key "zipcode" of feature view "zipcode_features" renamed by ' +
+        'the join_key_map of its projection "workplace" among the sources of on-demand feature view "work_area" (the views read take the join keys work_zipcode, dob_ssn)')
+    })
+
+    test('the view read under its own name beside it is another table: read by its own join key, its features in their own place', async () => {
+      const reply = await read({
+        features: ['work_area:work_population', 'credit_history:credit_card_due', 'zipcode_features:population'],
+        entities: { work_zipcode: [10001], zipcode: [94107], dob_ssn: ['1'] }
+      })
+      assert.deepEqual(reply.body.metadata.feature_names, ['work_zipcode', 'zipcode', 'dob_ssn', 'credit_card_due', 'population', 'work_population'])
+      assert.deepEqual(values(reply), [[10001], [94107], ['1'], [10], [5], [8]])
+      const withoutItsKey = await post('reader', { features: ['work_area:work_population', 'zipcode_features:population'], entities: { work_zipcode: [10001], dob_ssn: ['1'] } })
+      assert.equal(withoutItsKey.status, 422, withoutItsKey.text)
+      assert.match(withoutItsKey.body.message, /^entities has no column "zipcode", the join key of feature view "zipcode_features" /)
     })
   })
 

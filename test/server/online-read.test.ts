@@ -147,6 +147,32 @@ describe('readFeatures: after the check', () => {
   })
 })
 
+describe('an on-demand view\'s source read under an alias (Feast\'s with_name given as a source)', () => {
+  const store = createOnlineStore(registry)
+  /** The test registry, with zipcode_density reading zipcode_features under `alias`. */
+  const aliasing = (alias: string): FeatureCatalog => ({
+    ...registry,
+    featureView: (name) => {
+      const view = registry.featureView(name)
+      return name === 'zipcode_density' && view !== undefined ? { ...view, sourceAliases: { zipcode_features: alias } } : view
+    }
+  })
+
+  test('is checked under the view\'s own name, as Feast asserts READ_ONLINE on the source view itself', () => {
+    const target = readTarget(aliasing('zip_area'), { features: ['zipcode_density:density'], entities: { zipcode: [1] } })
+    assert.deepEqual(target.resources.map((resource) => `${resource.type}:${resource.name}`), ['FeatureView:zipcode_features', 'OnDemandFeatureView:zipcode_density'])
+  })
+
+  test('an alias naming another view the request reads is a 422 naming both, where Feast reads one view\'s rows for both', () => {
+    const target = readTarget(aliasing('credit_history'), { features: ['zipcode_density:density', 'credit_history:credit_card_due'], entities: { zipcode: [1], dob_ssn: ['1'] } })
+    expectError(() => readFeatures(target, store), {
+      statusCode: 422,
+      message: 'the read would show two views as "credit_history": feature view "credit_history" and feature view "zipcode_features", a source of on-demand feature view ' +
+        '"zipcode_density" under that alias; Feast would read both as the first one: read them in separate requests, or give one another alias'
+    })
+  })
+})
+
 // fare_quote is computed at read time from trip_stats; fare_stored is written to the online store.
 // trips and rating are features of trip_stats and trip_stats_weekly; this_and_previous reads
 // trip_stats twice, once under an alias.
