@@ -46,7 +46,7 @@ export function readFeatureStoreFile (input: FeatureStoreSource, env: NodeJS.Pro
 export interface YamlFileKind {
   /** E.g. `a feature_store.yaml`: "larger than the N bytes <kind> may have". */
   readonly kind: string
-  /** E.g. `the configuration`: "cannot read <what>: file not found". */
+  /** E.g. `the configuration`: "cannot read <what>: file not found", "<what> is larger than N bytes". */
   readonly what: string
 }
 
@@ -58,12 +58,12 @@ const FEATURE_STORE: YamlFileKind = { kind: 'a feature_store.yaml', what: 'the c
  */
 export function readYamlSource (input: FeatureStoreSource, file: YamlFileKind, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
   if (input instanceof URL) return fromPath(input, file)
-  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined) : fromPath(input, file)
+  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined, file) : fromPath(input, file)
   if (input === undefined) return fromDefaultLocation(env)
   // null (JavaScript callers, `yaml.parse('')`) must be a ConfigError, not a TypeError from Object.hasOwn.
-  if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source)
+  if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source, file)
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConfigError(`expected a path, YAML text or an object for the feature store configuration, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`)
+    throw new ConfigError(`expected a path, YAML text or an object for ${file.kind}, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`)
   }
   return { data: input, source: undefined, locate: () => undefined }
 }
@@ -117,12 +117,12 @@ function fromPath (path: string | URL, file: YamlFileKind): FeatureStoreFile {
     cannotRead: `cannot read ${file.what}`,
     error: (message, cause) => new ConfigError(message, { source: name }, cause)
   })
-  return fromText(text, name)
+  return fromText(text, name, file)
 }
 
-export function fromText (text: string, source: string | undefined): FeatureStoreFile {
+export function fromText (text: string, source: string | undefined, file: YamlFileKind = FEATURE_STORE): FeatureStoreFile {
   if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
-    throw new ConfigError(`configuration is larger than ${MAX_FILE_BYTES} bytes`, { source })
+    throw new ConfigError(`${file.what} is larger than ${MAX_FILE_BYTES} bytes`, { source })
   }
   const { doc, lineCounter, data: parsed } = parseYamlDocument(text, {
     maxAliases: MAX_ALIASES,

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
-import { BASE64_ENV, type FeatureStoreFile } from '../config/feature-store-file.ts'
+import { BASE64_ENV, readYamlSource, type FeatureStoreFile, type YamlFileKind } from '../config/feature-store-file.ts'
 
 /** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */
 export interface RegistrySetting {
@@ -31,6 +31,21 @@ export function namesFeastRegistry (file: FeatureStoreFile): boolean {
 /** Whether a registry path is the reference server's YAML catalog (`.yaml`/`.yml`) rather than a Feast registry. */
 export function isCatalogYamlPath (path: string): boolean {
   return /\.ya?ml$/i.test(path.trim())
+}
+
+/** The reference server's registry YAML file, in the words of the errors of reading it. */
+const REGISTRY_YAML: YamlFileKind = { kind: 'a registry YAML file', what: 'the registry YAML file' }
+
+/**
+ * Reads the reference server's registry YAML file (what a `.yaml`/`.yml` registry path names): a
+ * path, or `{ yaml, source }` text, with the limits of a feature_store.yaml. Its errors are
+ * ConfigErrors naming the file and saying it is the registry YAML file (`registry.yaml: cannot
+ * read the registry YAML file: file not found`), never a configuration.
+ */
+export function readRegistryYamlFile (input: string | { yaml: string, source?: string }): FeatureStoreFile {
+  // readYamlSource would read ./feature_store.yaml for nothing given: a registry file must be named.
+  if (input === undefined) throw new ConfigError(`expected a path, YAML text or an object for ${REGISTRY_YAML.kind}, got nothing`)
+  return readYamlSource(input, REGISTRY_YAML)
 }
 
 const SUPPORTED = 'feast-authz reads file registries only: `registry: <path>` or `registry: {registry_type: file, path: <path>}`'

@@ -2,7 +2,7 @@ import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } 
 import { namesFeastRegistry, readRegistrySetting } from './config.ts'
 import { openFeastRegistry, type FeastRegistry, type FeastRegistryOptions } from './feast-registry.ts'
 
-export { DEFAULT_CACHE_TTL_SECONDS, readRegistrySetting, type RegistrySetting } from './config.ts'
+export { DEFAULT_CACHE_TTL_SECONDS, readRegistrySetting, readRegistryYamlFile, type RegistrySetting } from './config.ts'
 export { loadRegistryFile, openFeastRegistry, UNKNOWN_PROJECT_PERMISSIONS, type FeastRegistry, type FeastRegistryOptions, type RefreshOutcome } from './feast-registry.ts'
 export type { ProjectPermission } from './permissions.ts'
 export type {

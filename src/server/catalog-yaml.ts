@@ -3,16 +3,20 @@
  * sample rows. The format is documented in docs/reference-server.md. Every error names the
  * file, the line when known, the field path, the bad value and what was expected.
  */
-import { ConfigError, readFeatureStoreFile, type FeatureStoreFile } from '../index.ts'
+import { ConfigError, type FeatureStoreFile } from '../index.ts'
+import { readRegistryYamlFile } from '../registry/index.ts'
 import {
   FEATURE_VIEW_KINDS, catalogFromSnapshot,
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
 import { utcInstant } from './utc-instant.ts'
 
-/** Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). */
+/**
+ * Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). A file that cannot
+ * be read is a ConfigError naming its path and calling it the registry YAML file.
+ */
 export function loadYamlCatalogFile (input: string | { yaml: string, source?: string }): FeatureCatalog {
-  return catalogFromSnapshot(parseYamlCatalog(readFeatureStoreFile(input)))
+  return catalogFromSnapshot(parseYamlCatalog(readRegistryYamlFile(input)))
 }
 
 const TOP_KEYS = ['project', 'feature_views', 'feature_services', 'sample_rows']

@@ -96,7 +96,7 @@ describe('values of the wrong type', () => {
 
   test('a null configuration object is a ConfigError, not a TypeError', () => {
     const error = configError(() => loadAuthConfig(null as unknown as Record<string, unknown>))
-    assert.match(error.message, /expected a path, YAML text or an object .*got null/)
+    assert.equal(error.message, 'expected a path, YAML text or an object for a feature_store.yaml, got null')
   })
 })
 

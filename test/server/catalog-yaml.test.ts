@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { ConfigError } from '../../src/config/errors.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import { viewResource } from '../../src/server/catalog.ts'
 import { decide, permission, roleBasedPolicy } from '../../src/permissions/index.ts'
+import { expectError } from '../helpers/errors.ts'
+import { tempDir } from '../helpers/registry-builder.ts'
 
 const load = (yaml: string) => loadYamlCatalogFile({ yaml, source: 'registry.yaml' })
 const VIEW = `project: p
@@ -286,5 +290,39 @@ feature_views:
   test('an unknown key or an undeclared view in a source mapping is refused, naming the source', () => {
     assert.throws(() => load(odfv('{view: location_stats, join_key_maps: {location_id: origin_id}}')), /feature_views\[1\]\.sources\[0\]\.join_key_maps: unknown key \(did you mean join_key_map\?\)/)
     assert.throws(() => load(odfv('{view: location_stat}')), /feature_views\[1\]\.sources\[0\]\.view: feature view "location_stat" is not declared under feature_views \(did you mean location_stats\?\)/)
+  })
+})
+
+describe('the registry YAML file: read errors name it as the registry YAML file, with its path', () => {
+  const { dir, cleanup } = tempDir()
+  after(cleanup)
+  const refused = (input: Parameters<typeof loadYamlCatalogFile>[0], message: string): void => {
+    expectError(() => loadYamlCatalogFile(input), { type: ConfigError, message })
+  }
+
+  test('a missing file', () => {
+    const path = join(dir, 'missing.yaml')
+    refused(path, `${path}: cannot read the registry YAML file: file not found`)
+  })
+
+  test('a directory where the file should be', () => {
+    const path = join(dir, 'registry.yaml')
+    mkdirSync(path)
+    refused(path, `${path}: cannot read the registry YAML file: is a directory, expected a file`)
+  })
+
+  test('a file larger than 1 MiB, refused before it is read', () => {
+    const path = join(dir, 'huge.yaml')
+    const text = `project: p\n#${'x'.repeat(1024 * 1024)}\n`
+    writeFileSync(path, text)
+    refused(path, `${path}: file is ${Buffer.byteLength(text)} bytes, larger than the 1048576 bytes a registry YAML file may have`)
+  })
+
+  test('YAML text larger than 1 MiB, naming its source', () => {
+    refused({ yaml: `project: p\n#${'x'.repeat(1024 * 1024)}\n`, source: 'registry.yaml' }, 'registry.yaml: the registry YAML file is larger than 1048576 bytes')
+  })
+
+  test('nothing given (from JavaScript) is refused, not read as ./feature_store.yaml', () => {
+    refused(undefined as unknown as string, 'expected a path, YAML text or an object for a registry YAML file, got nothing')
   })
 })
