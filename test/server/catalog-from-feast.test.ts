@@ -9,7 +9,10 @@ import { everyKindRegistry, writeFeastRegistry } from '../helpers/feast-registry
 
 const { dir, cleanup } = tempDir()
 const sample = openFeastRegistry({ path: SAMPLE_REGISTRY, project: 'credit_scoring_aws', pollIntervalMs: 0, cacheTtlSeconds: 0 })
-after(() => { sample.close(); cleanup() })
+// Every kind of object, with a feature service's projection and an on-demand view's source giving an alias and a join_key_map.
+writeFileSync(join(dir, 'every-kind.db'), writeFeastRegistry(everyKindRegistry()))
+const everyKind = openFeastRegistry({ path: join(dir, 'every-kind.db'), project: 'fraud', pollIntervalMs: 0 })
+after(() => { sample.close(); everyKind.close(); cleanup() })
 
 describe('the reference server\'s registry over a Feast registry file', () => {
   const served = catalogFromFeastRegistry(sample)
@@ -33,44 +36,23 @@ describe('the reference server\'s registry over a Feast registry file', () => {
   })
 
   it('gives each feature of a service its projection\'s alias and join_key_map', () => {
-    const path = join(dir, 'every-kind.db')
-    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
-    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
-    try {
-      assert.deepEqual(catalogFromFeastRegistry(registry).featureService('fraud_model')?.features.map((ref) => ({ ...ref, ...(ref.joinKeyMap === undefined ? {} : { joinKeyMap: { ...ref.joinKeyMap } }) })), [
-        { view: 'user_stats', feature: 'txn_count_7d' },
-        { view: 'amount_ratio', feature: 'ratio', alias: 'ratio_view', joinKeyMap: { user_id: 'customer_id' } }
-      ])
-    } finally {
-      registry.close()
-    }
+    assert.deepEqual(catalogFromFeastRegistry(everyKind).featureService('fraud_model')?.features.map((ref) => ({ ...ref, ...(ref.joinKeyMap === undefined ? {} : { joinKeyMap: { ...ref.joinKeyMap } }) })), [
+      { view: 'user_stats', feature: 'txn_count_7d' },
+      { view: 'amount_ratio', feature: 'ratio', alias: 'ratio_view', joinKeyMap: { user_id: 'customer_id' } }
+    ])
   })
 
   it('gives an on-demand view the join_key_map of each source it reads through a projection renaming join keys', () => {
-    const path = join(dir, 'every-kind-sources.db')
-    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
-    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
-    try {
-      const catalog = catalogFromFeastRegistry(registry)
-      const maps = catalog.featureView('amount_ratio')?.sourceJoinKeyMaps ?? {}
-      assert.deepEqual(Object.entries(maps).map(([source, map]) => [source, { ...map }]), [['user_stats', { user_id: 'customer_id' }]])
-      assert.equal(catalog.featureView('amount_check')?.sourceJoinKeyMaps, undefined)
-    } finally {
-      registry.close()
-    }
+    const catalog = catalogFromFeastRegistry(everyKind)
+    const maps = catalog.featureView('amount_ratio')?.sourceJoinKeyMaps ?? {}
+    assert.deepEqual(Object.entries(maps).map(([source, map]) => [source, { ...map }]), [['user_stats', { user_id: 'customer_id' }]])
+    assert.equal(catalog.featureView('amount_check')?.sourceJoinKeyMaps, undefined)
   })
 
   it('gives an on-demand view the alias of each source it reads through a projection with one', () => {
-    const path = join(dir, 'every-kind-aliases.db')
-    writeFileSync(path, writeFeastRegistry(everyKindRegistry()))
-    const registry = openFeastRegistry({ path, project: 'fraud', pollIntervalMs: 0 })
-    try {
-      const catalog = catalogFromFeastRegistry(registry)
-      assert.deepEqual({ ...catalog.featureView('amount_ratio')?.sourceAliases }, { user_stats: 'customer_stats' })
-      assert.equal(catalog.featureView('amount_check')?.sourceAliases, undefined)
-    } finally {
-      registry.close()
-    }
+    const catalog = catalogFromFeastRegistry(everyKind)
+    assert.deepEqual({ ...catalog.featureView('amount_ratio')?.sourceAliases }, { user_stats: 'customer_stats' })
+    assert.equal(catalog.featureView('amount_check')?.sourceAliases, undefined)
   })
 
   it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
