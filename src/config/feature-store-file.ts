@@ -128,12 +128,13 @@ export function fromText (text: string, source: string | undefined, file: YamlFi
     maxAliases: MAX_ALIASES,
     error: (message, position) => new ConfigError(message, { source, line: position?.line, column: position?.column })
   })
-  let data = parsed
-  if (data === null || data === undefined) data = {}
-  if (typeof data !== 'object' || Array.isArray(data) || !isMap(doc.contents)) {
-    throw new ConfigError(`expected a mapping at the top of the file, got ${Array.isArray(data) ? 'a list' : typeof data}`, { source })
+  // Empty, or comments only: YAML reads null, which says nothing of what the file lacks.
+  if (doc.contents === null) throw new ConfigError('the file is empty (or holds only comments): expected a mapping at the top of the file', { source })
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !isMap(doc.contents)) {
+    // The kind only, never the value: a file given by mistake may hold a token.
+    throw new ConfigError(`expected a mapping at the top of the file, got ${Array.isArray(parsed) ? 'a list' : parsed === null ? 'null' : `a ${typeof parsed}`}`, { source })
   }
-  return { data: data as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
+  return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
 }
 
 function locate (doc: Document, lineCounter: LineCounter, path: readonly string[]): { line: number, column: number } | undefined {

@@ -268,7 +268,6 @@ function parseJoinKeyMap (raw: unknown, view: FeatureViewDef, path: Path, fail: 
   if (!RENAMABLE_KINDS.has(view.kind)) fail(path, `feature view ${JSON.stringify(view.name)} is of kind ${view.kind}: Feast renames join keys (with_join_key_map) of FeatureView, BatchFeatureView and StreamFeatureView only`)
   const entries = Object.entries(mapping(raw, path, fail))
   if (entries.length === 0) fail(path, 'expected at least one join key: column (leave join_key_map out to rename none)')
-  const joinKeyMap: Record<string, string> = {}
   const keyOf = new Map<string, string>()
   for (const [key, value] of entries) {
     if (!view.entities.includes(key)) fail([...path, key], `feature view ${JSON.stringify(view.name)} has no join key ${JSON.stringify(key)}${ConfigError.didYouMean(key, view.entities)} (it has ${view.entities.join(', ')})`)
@@ -276,8 +275,9 @@ function parseJoinKeyMap (raw: unknown, view: FeatureViewDef, path: Path, fail: 
     const other = keyOf.get(column)
     if (other !== undefined) fail([...path, key], `column ${JSON.stringify(column)} is already given to join key ${JSON.stringify(other)}`)
     keyOf.set(column, key)
-    joinKeyMap[key] = column
   }
+  // fromEntries defines each key: a join key called `__proto__` is renamed like any other.
+  const joinKeyMap = Object.fromEntries([...keyOf].map(([column, key]) => [key, column]))
   for (const [column, key] of keyOf) {
     if (view.entities.includes(column) && !Object.hasOwn(joinKeyMap, column)) fail([...path, key], `column ${JSON.stringify(column)} is a join key of the view that the map keeps: rename that one too, or take another column`)
   }

@@ -294,6 +294,24 @@ describe('reading the file', () => {
     assert.match(error.message, /expected a mapping at the top of the file, got a list/)
   })
 
+  test('an empty file is rejected as empty, not as a mapping of the wrong type', () => {
+    const path = writeYaml('empty.yaml', '')
+    const error = configError(() => loadAuthConfig(path))
+    assert.match(error.message, /: the file is empty \(or holds only comments\): expected a mapping at the top of the file$/)
+  })
+
+  test('a file of comments only is rejected as empty', () => {
+    const error = configError(() => loadAuthConfig('# project: demo\n# auth:\n#   type: oidc\n'))
+    assert.match(error.message, /the file is empty \(or holds only comments\)/)
+  })
+
+  test('a top level that is a single string is rejected without showing it, since it may be a token', () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl'
+    const error = configError(() => loadAuthConfig(writeYaml('token.txt', `${token}\n`)))
+    assert.match(error.message, /expected a mapping at the top of the file, got a string$/)
+    assert.doesNotMatch(error.message, /eyJ/)
+  })
+
   test('a YAML alias bomb is rejected instead of expanded', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
     for (let i = 0; i < 8; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)

@@ -194,6 +194,14 @@ feature_views:
     ])
   })
 
+  test('a join key named __proto__ is renamed like any other, not dropped', () => {
+    const yaml = 'project: p\nfeature_views:\n  - name: odd\n    entities: [__proto__]\n    features: [f]\n' +
+      'feature_services:\n  - name: s\n    features:\n      - {view: odd, join_key_map: {__proto__: pid}}\n'
+    const [feature] = load(yaml).featureService('s')?.features ?? []
+    assert.ok(feature?.joinKeyMap !== undefined && Object.hasOwn(feature.joinKeyMap, '__proto__'))
+    assert.equal(Object.getOwnPropertyDescriptor(feature.joinKeyMap, '__proto__')?.value, 'pid')
+  })
+
   test('a join_key_map naming a key the view does not have is refused, with the join keys it has', () => {
     assert.throws(() => load(service('{view: location_stats, join_key_map: {location: origin_id}}')),
       /feature_services\[0\]\.features\[0\]\.join_key_map\.location: feature view "location_stats" has no join key "location" \(did you mean location_id\?\) \(it has location_id, day\)/)

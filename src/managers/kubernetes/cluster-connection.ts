@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import { kubernetesClient } from './client-library.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { urlForLog } from '../../base/observability/log-safe-url.ts'
+import { describeReadError } from '../../base/regular-file.ts'
 
 /** Where a pod's service-account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -74,7 +75,7 @@ export function loadKubeconfigFiles (files: readonly string[]): KubeConfig {
     try {
       next.loadFromFile(file)
     } catch (error) {
-      throw new ConfigError(`cannot read the kubeconfig: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { source: file })
+      throw kubeconfigError(error, file)
     }
     if (next !== kubeConfig) kubeConfig.mergeConfig(next, true)
   })
@@ -82,6 +83,21 @@ export function loadKubeconfigFiles (files: readonly string[]): KubeConfig {
     throw new ConfigError(`the kubeconfig has no current context with a cluster (current-context: ${kubeConfig.getCurrentContext() ?? 'unset'})`, { source: files[0] })
   }
   return kubeConfig
+}
+
+/**
+ * Why a kubeconfig could not be loaded, without its text: the YAML parser's message quotes the
+ * lines around the fault, and a kubeconfig's lines hold tokens and client keys. A parse fault is
+ * told by its reason and position only; a read fault in the words every file read uses.
+ */
+function kubeconfigError (error: unknown, file: string): ConfigError {
+  const { code, reason, mark } = error as { code?: unknown, reason?: unknown, mark?: { line?: unknown, column?: unknown } }
+  if (typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number') {
+    return new ConfigError(`cannot parse the kubeconfig: ${reason}`, { source: file, line: mark.line + 1, column: mark.column + 1 })
+  }
+  if (typeof code === 'string') return new ConfigError(`cannot read the kubeconfig: ${describeReadError(error)}`, { source: file })
+  // client-node's own checks (`clusters[0].name is missing`) name fields, not values; one line of it.
+  return new ConfigError(`cannot load the kubeconfig: ${((error as Error).message ?? String(error)).split('\n')[0]!}`, { source: file })
 }
 
 function exists (path: string): boolean {

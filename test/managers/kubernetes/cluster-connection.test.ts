@@ -7,7 +7,7 @@ import { ConfigError } from '../../../src/config/errors.ts'
 import { detectClusterConnection, SERVICE_ACCOUNT_DIR } from '../../../src/managers/kubernetes/cluster-connection.ts'
 import { resolveServiceNamespace } from '../../../src/managers/kubernetes/service-namespace.ts'
 import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
-import { expectError } from '../../helpers/errors.ts'
+import { expectError, thrownBy } from '../../helpers/errors.ts'
 import { fakePodDir } from '../../helpers/kubernetes.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'feast-authz-k8s-conn-'))
@@ -46,12 +46,20 @@ describe('cluster connection', () => {
     assert.equal(detectClusterConnection({ env: {}, serviceAccountDir: noPod, homeDir: emptyHome }), undefined)
   })
 
-  test('an unreadable KUBECONFIG is a ConfigError naming the file', () => {
+  const kubeconfigError = (path: string): ConfigError =>
+    thrownBy(() => detectClusterConnection({ env: { KUBECONFIG: path }, serviceAccountDir: noPod, homeDir: emptyHome }), ConfigError)
+
+  test('a missing KUBECONFIG is a ConfigError naming the file, in the words of every file read', () => {
     const missing = join(root, 'missing-kubeconfig')
-    assert.throws(
-      () => detectClusterConnection({ env: { KUBECONFIG: missing }, serviceAccountDir: noPod, homeDir: emptyHome }),
-      (error: unknown) => error instanceof ConfigError && error.message.includes(missing)
-    )
+    assert.equal(kubeconfigError(missing).message, `${missing}: cannot read the kubeconfig: file not found`)
+  })
+
+  test('a kubeconfig that is not YAML is told by line, column and reason, never by the lines around the fault, which hold its credentials', () => {
+    const broken = join(root, 'broken-kubeconfig')
+    writeFileSync(broken, 'apiVersion: v1\nusers:\n- name: u\n  user:\n    token: do-not-print-me\n   oops: [\n')
+    const message = kubeconfigError(broken).message
+    assert.match(message, new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:4: cannot parse the kubeconfig: bad indentation of a mapping entry$`))
+    assert.doesNotMatch(message, /do-not-print-me/)
   })
 })
 
