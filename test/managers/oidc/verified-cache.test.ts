@@ -7,6 +7,7 @@ import { CLOCK_TOLERANCE_SECONDS, createOidcManager } from '../../../src/manager
 import { createVerifiedCache } from '../../../src/managers/oidc/verified-cache.ts'
 import { createPrincipal } from '../../../src/base/principal.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { mockDate } from '../../helpers/mock-clock.ts'
 
 let provider: TestProvider
 // The provider is started here, not by the OIDC-app fixture: shared with the manager-level tests; each server test wants a fresh cache.
@@ -64,14 +65,14 @@ describe('the verified-token cache of the OIDC manager', () => {
     try {
       const token = await provider.issue({ preferred_username: 'bob' })
       // The lifespan runs on a clock of the test's own: a slow machine cannot end it early.
-      t.mock.timers.enable({ apis: ['Date'], now: Date.now() })
+      const clock = mockDate(t)
       await manager.authenticate(token)
       assert.equal((await manager.authenticate(token)).username, 'bob')
       assert.ok(manager.authenticateCached?.(token) !== undefined, 'cached after its second use')
       await provider.rotateKeys({ keepOld: false })
       // Within the lifespan the old key (and so the cached verdict) still counts, as spec 5.2.9 says.
       assert.equal((await manager.authenticate(token)).username, 'bob')
-      t.mock.timers.tick(1100)
+      clock.tick(1100)
       const error = await rejection(async () => await manager.authenticate(token))
       assert.equal(error.code, 'unknown_key')
     } finally {
@@ -82,12 +83,12 @@ describe('the verified-token cache of the OIDC manager', () => {
   test('a cached token is refused as token_expired once its exp and the clock tolerance have passed (spec 5.2.2)', async (t) => {
     const manager = createOidcManager(serverConfig(), { logger: silentLogger })
     try {
-      t.mock.timers.enable({ apis: ['Date'], now: Date.now() })
+      const clock = mockDate(t)
       const token = await provider.sign({ preferred_username: 'erin', exp: Math.floor(Date.now() / 1000) + 30 })
       await manager.authenticate(token)
       assert.equal((await manager.authenticate(token)).username, 'erin')
       assert.ok(manager.authenticateCached?.(token) !== undefined, 'cached after its second use')
-      t.mock.timers.tick((30 + CLOCK_TOLERANCE_SECONDS + 1) * 1000)
+      clock.tick((30 + CLOCK_TOLERANCE_SECONDS + 1) * 1000)
       assert.equal(manager.authenticateCached?.(token), undefined)
       const error = await rejection(async () => await manager.authenticate(token))
       assert.equal(error.code, 'token_expired')
