@@ -12,6 +12,7 @@ import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { oidcAuth, startApp, type TestApp } from '../helpers/authz-app.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const EVIL = '([a-z0-9]+_?)+_prod'
 // 34 characters: about 2^34 steps for a backtracking engine before it gives up.
@@ -39,7 +40,8 @@ describe('a catastrophic name pattern against names from the URL', () => {
         }, async (request) => ({ view: (request.params as { view: string }).view }))
       }
     })
-    authz = feastAuthzExpress({ config: { project: 'p', auth: oidcAuth(provider) }, permissions })
+    // Its log lines are captured, as startApp captures the Fastify server's: each 403 is logged at info.
+    authz = feastAuthzExpress({ config: { project: 'p', auth: oidcAuth(provider) }, permissions, logger: captureLogs().logger })
     const app = express()
     app.use(authz.authenticate)
     app.get('/features/:view', authz.requirePermission({ resources: (req) => ({ type: 'FeatureView', name: String(req.params.view) }), actions: 'READ_ONLINE' }), (req, res) => { res.json({ view: req.params.view }) })

@@ -11,12 +11,14 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { DOCS, markedBlocks, REPO } from '../../helpers/markdown.ts'
-import { defineReadChecks, issueTokens, writeStore, type StoreFiles, type User } from '../../helpers/feast-checks.ts'
+import { defineReadChecks, issueTokens, postAs, writeStore, type StoreFiles, type User } from '../../helpers/feast-checks.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { exampleLogs } from '../../helpers/express-entry-for-examples.ts'
 
 const IMPORTS: Record<string, string> = {
   express: import.meta.resolve('express'),
-  'feast-authz/express': pathToFileURL(join(REPO, 'src/adapters/express.ts')).href,
+  // The entry of the sources, whose default logger (the example gives none) writes into exampleLogs, not stdout.
+  'feast-authz/express': import.meta.resolve('../../helpers/express-entry-for-examples.ts'),
   'feast-authz/server': pathToFileURL(join(REPO, 'src/server/index.ts')).href
 }
 
@@ -67,5 +69,14 @@ describe('the Express example: POST /get-online-features checks what Feast check
     const response = await fetch(`${base}/get-online-features`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' })
     assert.equal(response.status, 401)
     assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer /)
+  })
+
+  test('logs each refusal with the permission that decided it, where an operator reads it', async () => {
+    const reply = await postAs(base, tokens.nobody, '/get-online-features', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] } })
+    assert.equal(reply.status, 403, reply.text)
+    const denial = exampleLogs.lines.findLast((line) => line.event === 'authorization' && line.username === 'nobody')
+    assert.ok(denial !== undefined, exampleLogs.raw.join('\n'))
+    assert.equal(denial.decision, 'deny')
+    assert.match(String(denial.explanation), /Permission reader denied \[READ_ONLINE\] on FeatureView:credit_history/)
   })
 })
