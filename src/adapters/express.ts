@@ -28,6 +28,14 @@ declare global {
   }
 }
 
+// What an Express app uses beside the middlewares, exported here too so that it never imports the
+// root entry: that one is the Fastify plugin, and its declarations name Fastify's types, which an
+// Express app need not have installed (fastify is an optional peer dependency).
+export { feastAuthzLogSerializers, feastAuthzLoggerOptions, feastAuthzRedactPaths, type AuthLogger } from '../base/logging.ts'
+export { CHANNELS, type AuthenticateEvent, type AuthorizeEvent, type JwksFetchEvent, type TokenReviewEvent } from '../base/observability/channels.ts'
+export type { Principal } from '../base/principal.ts'
+export type { Resource } from '../permissions/model.ts'
+
 /** A permission requirement on an Express route. */
 export type ExpressPermissionSpec = PermissionSpec<Request>
 
