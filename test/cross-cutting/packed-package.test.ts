@@ -179,3 +179,108 @@ describe('the published package', () => {
     assert.match(stdout, /^\d+\.\d+\.\d+/)
   })
 })
+
+/**
+ * Express users need not install Fastify, nor Fastify users Express: both are optional peers,
+ * and neither entry point loads the other framework, at run time or in its declarations. A
+ * consumer process started with test/helpers/hide-packages.mjs cannot import the packages it
+ * hides, as if they were not installed (they are, in the repository's node_modules).
+ */
+describe('an app with only one of the two frameworks installed', () => {
+  const HIDE_PACKAGES = join(root, 'test/helpers/hide-packages.mjs')
+
+  /**
+   * Runs `source` (an ES module that sets `answer`) in a consumer of the tarball, with `hidden`
+   * unresolvable. Reports `answer`, what importing each hidden package gives, and any of them a
+   * CommonJS `require` (which the hook does not see on Node 20) loaded nonetheless.
+   */
+  async function runWithout (hidden: readonly string[], name: string, source: string[]): Promise<Record<string, unknown>> {
+    const consumer = await unpackInto(name, { name: 'consumer', type: 'module', private: true })
+    writeFileSync(join(consumer, 'run.mjs'), [
+      "import { createRequire } from 'node:module'",
+      ...source,
+      `const names = ${JSON.stringify(hidden)}`,
+      "const hidden = await Promise.all(names.map(async (name) => await import(name).then(() => 'imported', (error) => error.code)))",
+      "const required = Object.keys(createRequire(import.meta.url).cache).filter((path) => names.some((name) => path.includes('/node_modules/' + name + '/')))",
+      "process.stdout.write(JSON.stringify({ answer, hidden, required }) + '\\n')"
+    ].join('\n'))
+    const { stdout } = await run(process.execPath, ['--import', HIDE_PACKAGES, 'run.mjs'], { cwd: consumer, env: { ...process.env, HIDE_PACKAGES: hidden.join(',') } })
+    return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>
+  }
+
+  test('declares both frameworks as optional peers, so that npm installs neither by itself', async () => {
+    const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'])
+    const manifest = JSON.parse(stdout) as { peerDependencies?: Record<string, string>, peerDependenciesMeta?: Record<string, { optional?: boolean }> }
+    assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), ['express', 'fastify'])
+    for (const name of ['express', 'fastify']) assert.equal(manifest.peerDependenciesMeta?.[name]?.optional, true, `${name} is a required peer`)
+  })
+
+  test('feast-authz/express imports and answers a request without fastify or fastify-plugin', { timeout: 120_000 }, async () => {
+    const outcome = await runWithout(['fastify', 'fastify-plugin'], 'express-only', [
+      "import { once } from 'node:events'",
+      "import express from 'express'",
+      "import { pino } from 'pino'",
+      "import { feastAuthzExpress, feastAuthzLoggerOptions } from 'feast-authz/express'",
+      "const logger = pino({ ...feastAuthzLoggerOptions, level: 'silent' })",
+      "const authz = feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, logger })",
+      'const app = express()',
+      'app.use(authz.authenticate)',
+      "app.get('/views/:name', authz.requirePermission({ resources: (req) => ({ type: 'FeatureView', name: req.params.name }), actions: 'DESCRIBE' }),",
+      '  (req, res) => { res.json({ caller: req.principal?.username }) })',
+      "const server = app.listen(0, '127.0.0.1')",
+      "await once(server, 'listening')",
+      "const response = await fetch('http://127.0.0.1:' + server.address().port + '/views/driver_stats')",
+      'const answer = { status: response.status, body: await response.json() }',
+      'server.close()',
+      'await authz.close()'
+    ])
+    assert.deepEqual(outcome, { answer: { status: 200, body: { caller: 'anonymous' } }, hidden: ['ERR_MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND'], required: [] })
+  })
+
+  test('the root entry registers its Fastify plugin and answers a request without express', { timeout: 120_000 }, async () => {
+    const outcome = await runWithout(['express'], 'fastify-only', [
+      "import Fastify from 'fastify'",
+      "import feastAuthz from 'feast-authz'",
+      'const app = Fastify()',
+      "await app.register(feastAuthz, { config: { project: 'p', auth: { type: 'no_auth' } } })",
+      "app.get('/me', async (request) => ({ caller: request.principal?.username }))",
+      "const response = await app.inject('/me')",
+      'const answer = { status: response.statusCode, body: response.json() }',
+      'await app.close()'
+    ])
+    assert.deepEqual(outcome, { answer: { status: 200, body: { caller: 'anonymous' } }, hidden: ['ERR_MODULE_NOT_FOUND'], required: [] })
+  })
+
+  /** A strict Express app, checked without skipLibCheck, that lists the declaration files it read. */
+  async function expressApp (name: string): Promise<string> {
+    const consumer = await unpackInto(name, { name: 'express-consumer', type: 'module', private: true })
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+      files: ['app.ts']
+    }))
+    writeFileSync(join(consumer, 'app.ts'), [
+      "import express from 'express'",
+      "import { pino } from 'pino'",
+      "import { CHANNELS, feastAuthzExpress, feastAuthzLoggerOptions, type FeastAuthzExpressOptions, type Principal, type Resource } from 'feast-authz/express'",
+      "const options: FeastAuthzExpressOptions = { config: { project: 'p', auth: { type: 'no_auth' } }, logger: pino({ level: 'info', ...feastAuthzLoggerOptions }) }",
+      'const authz = feastAuthzExpress(options)',
+      'const app = express()',
+      'app.use(authz.authenticate)',
+      "const view = (name: string): Resource => ({ type: 'FeatureView', name })",
+      "app.get('/views/:name', authz.requirePermission({ resources: (req) => view(String(req.params.name)), actions: 'DESCRIBE' }),",
+      '  (req, res) => { const caller: Principal | null | undefined = req.principal; res.json({ caller: caller?.username }) })',
+      'export { app, CHANNELS }'
+    ].join('\n'))
+    return consumer
+  }
+
+  for (const [index, { name, tsc }] of COMPILERS.entries()) {
+    test(`type-checks a strict Express app without skipLibCheck under ${name}: the declarations of feast-authz/express never reach fastify or fastify-plugin`, { timeout: 120_000 }, async () => {
+      const consumer = await expressApp(`express-app-${index}`)
+      const { stdout } = await run(process.execPath, [tsc, '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
+      const files = stdout.split('\n')
+      assert.ok(files.some((file) => file.endsWith('node_modules/feast-authz/dist/adapters/express.d.ts')), 'the listing names the declarations it checked')
+      assert.deepEqual(files.filter((file) => /\/node_modules\/fastify(-plugin)?\//.test(file)), [])
+    })
+  }
+})

@@ -166,4 +166,17 @@ describe('installing, as the getting-started page says', () => {
       assert.match(install, new RegExp(`/${name}-${version.replace(/\./g, '\\.')}\\.tgz\\b`), install)
     }
   })
+
+  test('the Express app installs no Fastify, and its program imports nothing of the package but feast-authz/express', () => {
+    const page = readFileSync(join(DOCS, 'getting-started.md'), 'utf8')
+    const express = page.slice(page.indexOf('## 3b. In an Express 5 app'))
+    const install = /^npm install (.*)$/m.exec(express)?.[1]
+    assert.ok(install !== undefined, 'section 3b has no npm install line')
+    const packages = install.replace(/#.*/, '').trim().split(/\s+/)
+    assert.ok(packages.includes('express'), install)
+    assert.ok(!packages.includes('fastify'), install)
+    // The root entry is the Fastify plugin: its declarations name Fastify's types.
+    const imported = [...block('guide-example', 'express').text.matchAll(/from '([^']+)'/g)].map((match) => match[1])
+    assert.deepEqual(imported.filter((specifier) => specifier?.startsWith('feast-authz')), ['feast-authz/express'])
+  })
 })
