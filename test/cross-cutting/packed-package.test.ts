@@ -52,6 +52,23 @@ async function unpackInto (name: string, manifest: Record<string, unknown>): Pro
   return consumer
 }
 
+/** A consumer project whose `app.ts` is `source`, with a strict NodeNext tsconfig that checks it. */
+async function typedConsumer (name: string, source: readonly string[], { skipLibCheck }: { skipLibCheck: boolean }): Promise<string> {
+  const consumer = await unpackInto(name, { name: 'consumer', type: 'module', private: true })
+  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+    files: ['app.ts']
+  }))
+  writeFileSync(join(consumer, 'app.ts'), source.join('\n'))
+  return consumer
+}
+
+/** Type-checks `consumer` with `tsc` (failing on any error) and answers the files the compiler read. */
+async function filesCheckedIn (consumer: string, tsc: string): Promise<string[]> {
+  const { stdout } = await run(process.execPath, [tsc, '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
+  return stdout.split('\n')
+}
+
 describe('the published package', () => {
   test('contains only the build, the bin, the README and the LICENSE', () => {
     const outside = packedFiles.filter((path) => !/^(dist\/|bin\/feast-authz\.js$|README\.md$|LICENSE$|package\.json$)/.test(path))
@@ -81,13 +98,8 @@ describe('the published package', () => {
 
   /** A separate ESM project that imports the package by name, with right and wrong usage. */
   async function typedApp (name: string): Promise<string> {
-    const consumer = await unpackInto(name, { name: 'consumer', type: 'module', private: true })
-    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-      // skipLibCheck as `tsc --init` sets it: @kubernetes/client-node's own declarations need @types/ws otherwise.
-      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
-      files: ['app.ts']
-    }))
-    writeFileSync(join(consumer, 'app.ts'), [
+    // skipLibCheck as `tsc --init` sets it: @kubernetes/client-node's own declarations need @types/ws otherwise.
+    return await typedConsumer(name, [
       "import Fastify from 'fastify'",
       "import feastAuthz, { loadAuthConfig, type Principal } from 'feast-authz'",
       'const app = Fastify()',
@@ -101,8 +113,7 @@ describe('the published package', () => {
       "await app.register(feastAuthz, { confg: './feature_store.yaml' })",
       '// @ts-expect-error principal is not a string',
       "app.get('/x', async (request) => { const name: string = request.principal; return name })"
-    ].join('\n'))
-    return consumer
+    ], { skipLibCheck: true })
   }
 
   for (const [index, { name, tsc }] of COMPILERS.entries()) {
@@ -130,12 +141,7 @@ describe('the published package', () => {
 
   /** A strict OIDC-only app, checked without skipLibCheck. */
   async function strictApp (name: string): Promise<string> {
-    const consumer = await unpackInto(name, { name: 'strict-consumer', type: 'module', private: true })
-    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
-      files: ['app.ts']
-    }))
-    writeFileSync(join(consumer, 'app.ts'), [
+    return await typedConsumer(name, [
       "import Fastify from 'fastify'",
       "import feastAuthz, { createAuthManager, type AuthzOptions } from 'feast-authz'",
       "import { createAuthFetch, loadClientAuthConfig } from 'feast-authz/client'",
@@ -145,15 +151,12 @@ describe('the published package', () => {
       'await app.register(feastAuthz, options)',
       "export const fetchWithToken = createAuthFetch(loadClientAuthConfig({ project: 'p', auth }))",
       'export { createAuthManager }'
-    ].join('\n'))
-    return consumer
+    ], { skipLibCheck: false })
   }
 
   for (const [index, { name, tsc }] of COMPILERS.entries()) {
     test(`type-checks a strict OIDC-only app without skipLibCheck under ${name}: the declarations never reach @kubernetes/client-node`, { timeout: 120_000 }, async () => {
-      const consumer = await strictApp(`strict-app-${index}`)
-      const { stdout } = await run(process.execPath, [tsc, '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
-      const files = stdout.split('\n')
+      const files = await filesCheckedIn(await strictApp(`strict-app-${index}`), tsc)
       assert.ok(files.some((file) => file.endsWith('node_modules/feast-authz/dist/index.d.ts')), 'the listing names the declarations it checked')
       assert.deepEqual(files.filter((file) => file.includes('@kubernetes/client-node')), [])
     })
@@ -253,12 +256,7 @@ describe('an app with only one of the two frameworks installed', () => {
 
   /** A strict Express app, checked without skipLibCheck, that lists the declaration files it read. */
   async function expressApp (name: string): Promise<string> {
-    const consumer = await unpackInto(name, { name: 'express-consumer', type: 'module', private: true })
-    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
-      files: ['app.ts']
-    }))
-    writeFileSync(join(consumer, 'app.ts'), [
+    return await typedConsumer(name, [
       "import express from 'express'",
       "import { pino } from 'pino'",
       "import { CHANNELS, feastAuthzExpress, feastAuthzLoggerOptions, type FeastAuthzExpressOptions, type Principal, type Resource } from 'feast-authz/express'",
@@ -270,15 +268,12 @@ describe('an app with only one of the two frameworks installed', () => {
       "app.get('/views/:name', authz.requirePermission({ resources: (req) => view(String(req.params.name)), actions: 'DESCRIBE' }),",
       '  (req, res) => { const caller: Principal | null | undefined = req.principal; res.json({ caller: caller?.username }) })',
       'export { app, CHANNELS }'
-    ].join('\n'))
-    return consumer
+    ], { skipLibCheck: false })
   }
 
   for (const [index, { name, tsc }] of COMPILERS.entries()) {
     test(`type-checks a strict Express app without skipLibCheck under ${name}: the declarations of feast-authz/express never reach fastify or fastify-plugin`, { timeout: 120_000 }, async () => {
-      const consumer = await expressApp(`express-app-${index}`)
-      const { stdout } = await run(process.execPath, [tsc, '-p', consumer, '--listFiles'], { cwd: consumer, maxBuffer: 16 * 1024 * 1024 })
-      const files = stdout.split('\n')
+      const files = await filesCheckedIn(await expressApp(`express-app-${index}`), tsc)
       assert.ok(files.some((file) => file.endsWith('node_modules/feast-authz/dist/adapters/express.d.ts')), 'the listing names the declarations it checked')
       assert.deepEqual(files.filter((file) => /\/node_modules\/fastify(-plugin)?\//.test(file)), [])
     })
