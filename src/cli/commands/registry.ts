@@ -150,7 +150,10 @@ function details (resource: RegistryResource): string {
       if (resource.batchSource !== undefined) parts.push(`batch source: ${resource.batchSource}`)
       if (resource.pushSource !== undefined) parts.push(`push source: ${resource.pushSource}`)
       else if (resource.streamSource !== undefined) parts.push(`stream source: ${resource.streamSource}`)
-      if (resource.sources !== undefined && resource.sources.length > 0) parts.push(`sources: ${resource.sources.join(', ')}`)
+      if (resource.sources !== undefined && resource.sources.length > 0) {
+        const { sourceAliases: aliases, sourceJoinKeyMaps: maps } = resource
+        parts.push(`sources: ${resource.sources.map((source) => projectionText(source, ofSource(aliases, source), ofSource(maps, source))).join(', ')}`)
+      }
       if (resource.disabled === true) parts.push('disabled')
       if (resource.unservedState !== undefined) parts.push(`state: ${resource.unservedState} (not served online)`)
       break
@@ -164,7 +167,7 @@ function details (resource: RegistryResource): string {
       if (resource.referenceDataset !== undefined) parts.push(`reference dataset: ${resource.referenceDataset}`)
       break
     case 'FeatureService':
-      parts.push(resource.projections.map((projection) => `${projection.featureView}${projection.alias === undefined ? '' : ` as ${projection.alias}`}[${projection.features.join(', ')}]`).join(', '))
+      parts.push(resource.projections.map((projection) => projectionText(projection.featureView, projection.alias, projection.joinKeyMap, projection.features)).join(', '))
       break
     case 'Entity':
       if (resource.joinKey !== undefined) parts.push(`join key: ${resource.joinKey}`)
@@ -180,6 +183,25 @@ function details (resource: RegistryResource): string {
       break
   }
   return parts.join('; ')
+}
+
+/**
+ * A view as a projection reads it, a feature service's or an on-demand view's source: the view,
+ * the alias it is shown under (Feast's `with_name`), the features taken, and the join_key_map
+ * (Feast's `with_join_key_map`: a join key of the view = the request column it is read from).
+ */
+function projectionText (
+  view: string, alias: string | undefined, joinKeyMap: Readonly<Record<string, string>> | undefined, features?: readonly string[]
+): string {
+  const shown = alias === undefined ? view : `${view} as ${alias}`
+  const taken = features === undefined ? '' : `[${features.join(', ')}]`
+  const keys = joinKeyMap === undefined ? '' : ` (join_key_map: ${tagText(joinKeyMap)})`
+  return `${shown}${taken}${keys}`
+}
+
+/** What an on-demand view gives one of its sources (an alias, a join_key_map), if anything. */
+function ofSource<T> (bySource: Readonly<Record<string, T>> | undefined, source: string): T | undefined {
+  return bySource !== undefined && Object.hasOwn(bySource, source) ? bySource[source] : undefined
 }
 
 function policyText (policy: Policy): string {
