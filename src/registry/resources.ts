@@ -31,8 +31,9 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   readonly pushSource?: string
   /**
    * On-demand feature views: names of the sources (feature views and request sources) they read,
-   * in the order the registry file writes them (Feast's order), names like integers included; a
-   * feature view source given as a projection is named by the view the projection names.
+   * in the order the registry file writes them (Feast's order), names like integers included;
+   * each is the name the source carries (a projection's view, a whole view's own name, a request
+   * source's name), never its key in the file's map, as Feast names them.
    */
   readonly sources?: readonly string[]
   /**
@@ -264,11 +265,17 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
 
 /**
  * An on-demand view's sources as Feast's `OnDemandFeatureView.from_proto` reads them, in the
- * file's order. A source given as a projection (what Feast writes) is the view its
- * `feature_view_name` names (Feast reads that, not the map's key, which it writes equal to it),
- * read through the projection: its alias (`with_name`) and its `join_key_map`. A whole feature
- * view (older Feast) and a request source are known by their key. Two sources naming one view are
- * one, as in Feast's dict: the later one's projection, in the first one's place.
+ * file's order, each known by the name it carries (Feast never reads the map's key, which it
+ * writes equal to that name). A source given as a projection (what Feast writes) is the view its
+ * `feature_view_name` names, read through the projection: its alias (`with_name`) and its
+ * `join_key_map`. A whole feature view (older Feast) is its `spec.name`, read through no
+ * projection; a request source is its `name`. Two sources naming one view are one, as in Feast's
+ * dict: the later one's projection, in the first one's place.
+ *
+ * A source carrying no name (an empty one, or no source at all: files Feast does not write) is
+ * known by its key. Feast would name it "" (or refuse the view) and then cannot read the
+ * on-demand view; unnamed here, it would name no view and drop out of the views a read of the
+ * on-demand view is checked on, so the key keeps a check where Feast refuses the read.
  */
 function onDemandSourcesOf (
   sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined
@@ -278,7 +285,9 @@ function onDemandSourcesOf (
   const fields = new Set<string>()
   for (const [key, source] of sources ?? []) {
     const projection = source.feature_view_projection
-    const name = projection?.feature_view_name === undefined || projection.feature_view_name === '' ? key : projection.feature_view_name
+    // The three are members of one oneof: a source holds one of them at most.
+    const carried = projection?.feature_view_name ?? source.feature_view?.spec?.name ?? source.request_data_source?.name
+    const name = carried === undefined || carried === '' ? key : carried
     sourceNames.add(name)
     if (projection !== undefined || source.feature_view !== undefined) projections.set(name, projection)
     for (const field of names(source.request_data_source?.request_data_options?.schema)) fields.add(field)

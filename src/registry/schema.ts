@@ -136,8 +136,8 @@ const MESSAGES = {
     name: string(1),
     project: string(2),
     features: list(3, 'FeatureSpecV2'),
-    // The keys (source names), and of each request source the names of the fields it carries. In
-    // the file's order: Feast reads a view's sources in the order its dict keeps them.
+    // The sources (each named by what it carries: see OnDemandSource), in the file's order: Feast
+    // reads a view's sources in the order its dict keeps them. The keys are not used.
     sources: { no: 4, type: 'OnDemandSource', label: 'map', ordered: true },
     description: string(6),
     tags: tags(7),
@@ -146,13 +146,18 @@ const MESSAGES = {
     entities: { no: 13, type: 'string', label: 'repeated' },
     disabled: bool(19)
   },
-  // Of a projection (what Feast writes), the view it names, its alias and its join_key_map are
-  // read; a whole feature view (older Feast) is known by its key in the map, as it renames nothing.
+  // Each source is known by the name it carries, as Feast's from_proto knows it (the map's key is
+  // never read): of a projection (what Feast writes), the view it names, its alias and its
+  // join_key_map; of a whole feature view (older Feast), its own name only, as it renames nothing.
   OnDemandSource: {
-    feature_view: message(1, 'Unread'),
+    feature_view: message(1, 'SourceFeatureView'),
     request_data_source: message(2, 'RequestSource'),
     feature_view_projection: message(3, 'FeatureViewProjection')
   },
+  // A FeatureView given whole as an on-demand view's source: only its name (the rest is skipped,
+  // so nothing else in an old file's embedded view can refuse it).
+  SourceFeatureView: { spec: message(1, 'SourceFeatureViewSpec') },
+  SourceFeatureViewSpec: { name: string(1) },
   // A DataSource as an on-demand view's request source: only the request data's field names
   // (Feast's RequestSource.from_proto reads `schema`, not the older `deprecated_schema`). Its
   // other options are declared only because a oneof is declared whole.

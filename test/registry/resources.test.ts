@@ -152,6 +152,27 @@ describe('an on-demand view\'s sources, in the order the registry file writes th
     assert.deepEqual(Object.keys(view.sourceJoinKeyMaps ?? {}), ['trips'])
   })
 
+  // Feast's from_proto walks the sources' values and files each under the name it carries.
+  const sourcesOf = (sources: Record<string, unknown>): { sources?: readonly string[], sourceAliases?: object, sourceJoinKeyMaps?: object } => {
+    const registry = writeFeastRegistry({ projects: [{ spec: { name: 'demo' } }], on_demand_feature_views: [{ spec: { name: 'derived', project: 'demo', sources } }] })
+    return project(registry).resources.find((resource) => resource.name === 'derived') as ReturnType<typeof sourcesOf>
+  }
+
+  it('a source given as a whole feature view (older Feast) is the view\'s own name, whatever its key, read through no projection', () => {
+    const view = sourcesOf({ rides: { feature_view: { spec: { name: 'trips', project: 'demo', features: [{ name: 'count' }], online: true } } } })
+    assert.deepEqual([view.sources, view.sourceAliases, view.sourceJoinKeyMaps], [['trips'], undefined, undefined])
+  })
+
+  it('a request source is its own name, whatever its key', () => {
+    assert.deepEqual(sourcesOf({ inputs: { request_data_source: { type: 'REQUEST_SOURCE', name: 'trip_request', project: 'demo' } } }).sources, ['trip_request'])
+  })
+
+  it('a source carrying no name is known by its key, which keeps a check where Feast cannot read the view', () => {
+    for (const source of [{ feature_view: { spec: { project: 'demo' } } }, { feature_view_projection: { feature_view_name_alias: 'recent' } }, { request_data_source: { project: 'demo' } }, {}]) {
+      assert.deepEqual(sourcesOf({ trips: source }).sources, ['trips'], JSON.stringify(source))
+    }
+  })
+
   it('lists the request data fields in the order of their request sources, one named like an integer included', () => {
     assert.deepEqual(derived(withSources([['trip', 'request'], ['7', 'request']])).requestData, ['field_trip', 'field_7'])
   })

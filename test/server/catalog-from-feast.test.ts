@@ -55,6 +55,22 @@ describe('the reference server\'s registry over a Feast registry file', () => {
     assert.equal(catalog.featureView('amount_check')?.sourceAliases, undefined)
   })
 
+  it('reads an on-demand view\'s source given as a whole feature view (older Feast) by the view\'s own name, not by a key naming another view', () => {
+    const path = join(dir, 'whole-view-source.db')
+    const view = (name: string): Record<string, unknown> => ({ spec: { name, project: 'demo', features: [{ name: 'count' }], online: true } })
+    writeFileSync(path, writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      feature_views: [view('trips'), view('rides')],
+      on_demand_feature_views: [{ spec: { name: 'derived', project: 'demo', features: [{ name: 'double_count' }], sources: { rides: { feature_view: view('trips') } } } }]
+    }))
+    const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0 })
+    try {
+      assert.deepEqual(catalogFromFeastRegistry(registry).featureView('derived')?.sources, ['trips'])
+    } finally {
+      registry.close()
+    }
+  })
+
   it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
     const path = join(dir, 'lost-entity.db')
     writeFileSync(path, writeFeastRegistry({
