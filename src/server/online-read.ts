@@ -521,7 +521,10 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
   if (!isObject(entities) || Object.keys(entities).length === 0) throw unprocessable(`"entities" must be an object of columns { join key: [values] } with at least one column, got ${jsonType(entities)}`)
   for (const [column, values] of Object.entries(entities)) {
     if (!Array.isArray(values)) throw unprocessable(`entities.${column} must be a list of values, got ${jsonType(values)}`)
-    values.forEach((value, i) => { if (!isScalar(value)) throw unprocessable(`entities.${column}[${i}] must be a string, number, boolean or null (an entity key), got ${jsonType(value)}`) })
+    values.forEach((value, i) => {
+      const fault = entityKeyFault(value)
+      if (fault !== undefined) throw unprocessable(`entities.${column}[${i}] must be ${ENTITY_KEY_TYPES} (an entity key), got ${fault}`)
+    })
   }
   const fullFeatureNames = fullNames === undefined ? undefined : feastBoolean(fullNames)
   if (fullNames !== undefined && fullFeatureNames === undefined) throw unprocessable(`"full_feature_names" must be ${FEAST_BOOLEAN_VALUES}, got ${typeof fullNames === 'string' ? 'a string that is none of these' : jsonType(fullNames)}`)
@@ -534,8 +537,19 @@ function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function isScalar (value: unknown): value is EntityValue {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+/** What an entity key may be, for the messages refusing one. */
+const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
+
+/**
+ * Why a value cannot be an entity key, or undefined when it can: Feast's keys are scalars, and a
+ * number JSON reads as infinite (`1e400`) is none. Feast turns it into an int64 key with `int()`,
+ * which fails (a 500); here, where keys are compared as JSON, it would read as `null`'s key.
+ */
+function entityKeyFault (value: unknown): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
+  if (typeof value !== 'number') return jsonType(value)
+  if (Number.isFinite(value)) return undefined
+  return Number.isNaN(value) ? 'NaN' : `a number beyond ±1.8e308 (${String(value)})`
 }
 
 /** The JSON type of a value, never the value itself (it may be huge, or deeply nested). */

@@ -298,7 +298,16 @@ export function defineReadChecks (served: () => Served): Record<string, () => Pr
       for (const user of ['reader', 'nobody'] as const) {
         const reply = await post(user, `{"features":["credit_history:credit_card_due"],"entities":{"dob_ssn":[${nestedList(10_000)}]}}`)
         assert.equal(reply.status, 422, reply.text)
-        assert.match(reply.body.message, /entities\.dob_ssn\[0\] must be a string, number, boolean or null/)
+        assert.match(reply.body.message, /entities\.dob_ssn\[0\] must be a string, finite number, boolean or null/)
+      }
+    },
+    'a number JSON reads as infinite (1e400, -1e400) is a 422 naming the column and the row, for anyone, never a read of null\'s key': async () => {
+      for (const user of ['reader', 'nobody'] as const) {
+        for (const [number, read] of [['1e400', 'Infinity'], ['-1e400', '-Infinity']] as const) {
+          const reply = await post(user, `{"features":["credit_history:credit_card_due"],"entities":{"dob_ssn":["19530219_5179",${number}]}}`)
+          assert.equal(reply.status, 422, reply.text)
+          assert.equal(reply.body.message, `entities.dob_ssn[1] must be a string, finite number, boolean or null (an entity key), got a number beyond ±1.8e308 (${read})`)
+        }
       }
     },
     'deep nesting anywhere in the body is a 4xx, never a 500': async () => {

@@ -78,7 +78,9 @@ describe('readTarget: the resources a request is checked on', () => {
       [{ features: 'credit_history:credit_card_due', entities: { a: [1] } }, /"features" must be a list of "view:feature" strings, got a string$/],
       [{ features: [], entities: { a: [1] } }, /give "features" \(a non-empty list of "view:feature" references\) or "feature_service"/],
       [{ feature_service: 'credit_service', features: [1], entities: { a: [1] } }, /features\[0\] must be a string, got a number$/],
-      [{ features: ['credit_history:credit_card_due'], entities: { a: [[[1]]] } }, /entities\.a\[0\] must be a string, number, boolean or null \(an entity key\), got a list$/],
+      [{ features: ['credit_history:credit_card_due'], entities: { a: [[[1]]] } }, /entities\.a\[0\] must be a string, finite number, boolean or null \(an entity key\), got a list$/],
+      [{ features: ['credit_history:credit_card_due'], entities: { a: [1, -Infinity] } }, /entities\.a\[1\] must be a string, finite number, boolean or null \(an entity key\), got a number beyond ±1\.8e308 \(-Infinity\)$/],
+      [{ features: ['credit_history:credit_card_due'], entities: { a: [Number.NaN] } }, /entities\.a\[0\] must be a string, finite number, boolean or null \(an entity key\), got NaN$/],
       [{ features: ['credit_history:credit_card_due'], entities: { a: 'x'.repeat(1000) } }, /entities\.a must be a list of values, got a string$/],
       [{ features: ['credit_history'], entities: { a: [1] } }, /must be written "view:feature"/],
       [{ features: ['credit_history:credit_card_due'], entities: {} }, /"entities" must be an object of columns/]
