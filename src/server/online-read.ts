@@ -538,14 +538,14 @@ function isObject (value: unknown): value is Record<string, unknown> {
 }
 
 /** What an entity key may be, for the messages refusing one. */
-const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
+export const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
 
 /**
  * Why a value cannot be an entity key, or undefined when it can: Feast's keys are scalars, and a
  * number JSON reads as infinite (`1e400`) is none. Feast turns it into an int64 key with `int()`,
  * which fails (a 500); here, where keys are compared as JSON, it would read as `null`'s key.
  */
-function entityKeyFault (value: unknown): string | undefined {
+export function entityKeyFault (value: unknown): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
   if (typeof value !== 'number') return jsonType(value)
   if (Number.isFinite(value)) return undefined

@@ -7,7 +7,7 @@
  */
 import type { Action } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
-import { columnLength } from './online-read.ts'
+import { ENTITY_KEY_TYPES, columnLength, entityKeyFault } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
@@ -262,9 +262,10 @@ export function checkMaterializable (views: readonly FeatureViewDef[]): void {
 export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   for (const key of view.entities) {
     if (!Object.hasOwn(df, key)) throw unprocessable(`df has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
-    // Entity keys are scalars in Feast; the schema only bounds how deep any value goes.
+    // Entity keys are scalars in Feast, as in a read; the schema only bounds how deep any value goes.
     df[key]?.forEach((value, i) => {
-      if (value !== null && typeof value === 'object') throw unprocessable(`df.${key}[${i}] must be a string, number, boolean or null (a join key of feature view ${JSON.stringify(view.name)})`)
+      const fault = entityKeyFault(value)
+      if (fault !== undefined) throw unprocessable(`df.${key}[${i}] must be ${ENTITY_KEY_TYPES} (a join key of feature view ${JSON.stringify(view.name)}), got ${fault}`)
     })
   }
   const count = columnLength(Object.entries(df), 'df')

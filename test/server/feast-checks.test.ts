@@ -32,7 +32,17 @@ describe('Fastify reference server: data frames', () => {
     const body = { feature_view_name: 'credit_history', df: { dob_ssn: [['19530219_5179']], credit_card_due: [1] } }
     const allowed = await post('writer', '/write-to-online-store', body)
     assert.equal(allowed.status, 422, allowed.text)
-    assert.match(allowed.body.message, /df\.dob_ssn\[0\] must be a string, number, boolean or null/)
+    assert.match(allowed.body.message, /df\.dob_ssn\[0\] must be a string, finite number, boolean or null \(a join key of feature view "credit_history"\), got a list$/)
+    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+  })
+
+  test('a join key value JSON reads as infinite is 422 naming the column and the row, not a row stored under null\'s key', async () => {
+    const body = '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["1", 1e400], "credit_card_due": [1, 2]}}'
+    const allowed = await post('writer', '/write-to-online-store', body)
+    assert.equal(allowed.status, 422, allowed.text)
+    assert.equal(allowed.body.message, 'df.dob_ssn[1] must be a string, finite number, boolean or null (a join key of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
+    const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: [null] } })
+    assert.deepEqual(read.body.results[1].statuses, ['NOT_FOUND'])
     assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
   })
 
