@@ -1,4 +1,5 @@
-import { LineCounter, parseDocument, type Document } from 'yaml'
+import { LineCounter, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type YAMLError } from 'yaml'
+import { yamlReason } from './yaml-reason.ts'
 
 /** A parsed YAML document, its plain data, and what is needed to turn offsets into line:col. */
 export interface YamlDocument {
@@ -23,22 +24,37 @@ export interface ParseYamlOptions {
 
 /**
  * Parses one YAML document strictly: duplicate keys are errors, and the first problem is
- * reported as `invalid YAML: <reason>` at its line and column.
+ * reported as `invalid YAML: <reason>` at its line and column. The reason never quotes the text
+ * (see yaml-reason.ts): configuration files hold secrets.
  */
 export function parseYamlDocument (text: string, options: ParseYamlOptions): YamlDocument {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
-  const problem = doc.errors[0] ?? (options.warningsAreErrors === true ? doc.warnings[0] : undefined)
+  const doc = parseDocument(text, parseOptions(lineCounter))
+  return { doc, lineCounter, data: judge(doc, lineCounter, options) }
+}
+
+/** Every document of a YAML stream (`---` between them), each judged as {@link parseYamlDocument} judges one. */
+export function parseYamlDocuments (text: string, options: ParseYamlOptions): YamlDocument[] {
+  const lineCounter = new LineCounter()
+  return parseAllDocuments(text, parseOptions(lineCounter)).map((doc) => ({ doc, lineCounter, data: judge(doc, lineCounter, options) }))
+}
+
+function parseOptions (lineCounter: LineCounter): ParseOptions & DocumentOptions {
+  return { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true }
+}
+
+/** The document's data, or the caller's error for its first problem. */
+function judge (doc: Document, lineCounter: LineCounter, options: ParseYamlOptions): unknown {
+  const problem: YAMLError | undefined = doc.errors[0] ?? (options.warningsAreErrors === true ? doc.warnings[0] : undefined)
   if (problem !== undefined) {
     const pos = lineCounter.linePos(problem.pos[0])
-    const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : problem.message.split('\n')[0] ?? 'invalid YAML'
+    const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : yamlReason(problem.message)
     throw options.error(`invalid YAML: ${reason}`, { line: pos.line, column: pos.col })
   }
-  let data: unknown
   try {
-    data = doc.toJS({ maxAliasCount: options.maxAliases })
+    return doc.toJS({ maxAliasCount: options.maxAliases })
   } catch (error) {
-    throw options.error(`invalid YAML: ${(error as Error).message}`)
+    // An alias naming no anchor fails here, and its message names the alias: an unquoted `*secret`.
+    throw options.error(`invalid YAML: ${yamlReason((error as Error).message)}`)
   }
-  return { doc, lineCounter, data }
 }

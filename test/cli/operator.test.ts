@@ -120,6 +120,17 @@ describe('feast-authz operator render', () => {
     assert.match(run.stderr, /broken-secret\.yaml:3:1: invalid YAML: /)
   })
 
+  it('exits 2 on a Secret value that YAML reads as an alias or a block scalar, without printing it', async () => {
+    for (const [name, value] of [['alias', '*do-not-print-me'], ['block', '>do-not-print-me']]) {
+      const path = join(dir, `${name}-secret.yaml`)
+      writeFileSync(path, `apiVersion: v1\nkind: Secret\nmetadata:\n  name: oidc-secret\nstringData:\n  client_secret: ${value}\n`)
+      const run = await cli(['render', '--resource', 'fixtures/operator/featurestore-oidc.yaml', '--secret', path])
+      assert.equal(run.code, 2)
+      assert.match(run.stderr, new RegExp(`${name}-secret\\.yaml(:6:\\d+)?: invalid YAML: `))
+      assert.doesNotMatch(run.stderr, /do-not-print-me/)
+    }
+  })
+
   it('exits 2 on an unknown subcommand', async () => {
     const run = await cli(['apply'])
     assert.equal(run.code, 2)

@@ -284,6 +284,15 @@ describe('reading the file', () => {
     assert.match(error.message, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: invalid YAML`))
   })
 
+  test('an unquoted secret that YAML reads as an alias, a block scalar or an escape is refused without being shown', () => {
+    const values = ['*do-not-print-me', '>do-not-print-me', '|do-not-print-me', '"\\xdo-not-print-me"']
+    for (const text of values.map((value) => `auth:\n  type: oidc\n  client_secret: ${value}\n`)) {
+      const error = configError(() => loadAuthConfig(text))
+      assert.match(error.message, /invalid YAML: /)
+      assert.doesNotMatch(error.message, /do-not|\\xdo/, text)
+    }
+  })
+
   test('a duplicate key is rejected with its position', () => {
     const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  type: no_auth\n'))
     assert.match(error.message, /^3:3: invalid YAML: duplicate key/)

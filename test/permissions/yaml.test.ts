@@ -104,8 +104,16 @@ describe('permissions YAML: errors name the file, line, index, permission and fi
     assert.match(error.message, /^perms\.yaml: invalid YAML: .*alias/i)
   })
 
+  test('a value YAML reads as a tag or a directive is refused without being shown', () => {
+    for (const text of ['- name: t\n  name_patterns: !do-not-print-me\n  policy: {allow_all: true}\n', '%do-not-print-me\n---\n[]\n']) {
+      const { message } = errorOf(text)
+      assert.match(message, /invalid YAML: unknown or invalid tag|invalid YAML: unknown directive/)
+      assert.doesNotMatch(message, /do-not-print-me/)
+    }
+  })
+
   test('YAML type tags cannot build objects', () => {
-    assert.match(errorOf('- name: t\n  policy: !!js/function "x"\n').message, /^perms\.yaml:2:11: invalid YAML: Unresolved tag: tag:yaml.org,2002:js\/function$/)
+    assert.match(errorOf('- name: t\n  policy: !!js/function "x"\n').message, /^perms\.yaml:2:11: invalid YAML: unknown or invalid tag \(a value starting with ! is a tag: put the value in quotes if it is not meant as one\)$/)
   })
 })
 

@@ -1,7 +1,7 @@
-import { LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { readTextFile } from '../../config/read-text-file.ts'
+import { parseYamlDocuments } from '../../config/yaml-document.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
 import { yamlText } from '../../operator/yaml-text.ts'
 import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
@@ -94,16 +94,9 @@ function readSecretFile (path: string): Array<{ object: Record<string, unknown>,
     cannotRead: 'cannot read the Secret file',
     error: (message, cause) => new ConfigError(message, { source: path }, cause)
   })
-  const lineCounter = new LineCounter()
-  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true })
-  if (!Array.isArray(documents)) throw new ConfigError('expected YAML documents', { source: path })
-  return documents.flatMap((document) => {
-    const problem = document.errors[0]
-    if (problem !== undefined) {
-      const pos = lineCounter.linePos(problem.pos[0])
-      throw new ConfigError(`invalid YAML: ${problem.message.split('\n')[0] ?? ''}`, { source: path, line: pos.line, column: pos.col })
-    }
-    const object: unknown = document.toJS({ maxAliasCount: 0 })
+  // No alias has a use in a Secret: none is expanded.
+  const documents = parseYamlDocuments(text, { maxAliases: 0, error: (message, position) => new ConfigError(message, { source: path, ...position }) })
+  return documents.flatMap(({ data: object }) => {
     if (object === null || object === undefined) return []
     if (typeof object !== 'object' || Array.isArray(object)) throw new ConfigError('expected each document to be a Secret (a mapping)', { source: path })
     return [{ object: object as Record<string, unknown>, source: path }]

@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { kubernetesClient } from './client-library.ts'
 import { ConfigError } from '../../config/errors.ts'
+import { yamlReason } from '../../config/yaml-reason.ts'
 import { urlForLog } from '../../base/observability/log-safe-url.ts'
 import { describeReadError } from '../../base/regular-file.ts'
 
@@ -88,12 +89,13 @@ export function loadKubeconfigFiles (files: readonly string[]): KubeConfig {
 /**
  * Why a kubeconfig could not be loaded, without its text: the YAML parser's message quotes the
  * lines around the fault, and a kubeconfig's lines hold tokens and client keys. A parse fault is
- * told by its reason and position only; a read fault in the words every file read uses.
+ * told by its position and its reason, without the tag or alias the reason may quote
+ * (`yamlReason`); a read fault in the words every file read uses.
  */
 function kubeconfigError (error: unknown, file: string): ConfigError {
   const { code, reason, mark } = error as { code?: unknown, reason?: unknown, mark?: { line?: unknown, column?: unknown } }
   if (typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number') {
-    return new ConfigError(`cannot parse the kubeconfig: ${reason}`, { source: file, line: mark.line + 1, column: mark.column + 1 })
+    return new ConfigError(`cannot parse the kubeconfig: ${yamlReason(reason)}`, { source: file, line: mark.line + 1, column: mark.column + 1 })
   }
   if (typeof code === 'string') return new ConfigError(`cannot read the kubeconfig: ${describeReadError(error)}`, { source: file })
   // client-node's own checks (`clusters[0].name is missing`) name fields, not values; one line of it.

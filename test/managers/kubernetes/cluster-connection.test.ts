@@ -61,6 +61,16 @@ describe('cluster connection', () => {
     assert.match(message, new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:4: cannot parse the kubeconfig: bad indentation of a mapping entry$`))
     assert.doesNotMatch(message, /do-not-print-me/)
   })
+
+  test('a kubeconfig token that YAML reads as an alias or a tag is not quoted by the parser\'s reason', () => {
+    const broken = join(root, 'token-as-alias-kubeconfig')
+    for (const token of ['*do-not-print-me', '!do-not-print-me', '!!do-not-print-me']) {
+      writeFileSync(broken, `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${token}\n`)
+      const message = kubeconfigError(broken).message
+      assert.match(message, /cannot parse the kubeconfig: (unresolved alias|unknown or invalid tag) /)
+      assert.doesNotMatch(message, /do-not-print-me/)
+    }
+  })
 })
 
 describe('service namespace discovery', () => {
