@@ -5,7 +5,7 @@
 export function describeValue (value: unknown, secret = false): string {
   if (value === null) return 'null'
   if (value === undefined) return 'nothing'
-  if (secret) return `a ${Array.isArray(value) ? 'list' : typeof value} (value hidden)`
+  if (secret) return `${describeKind(value)} (value hidden)`
   if (typeof value === 'string') {
     const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
     return JSON.stringify(shown)
@@ -14,6 +14,17 @@ export function describeValue (value: unknown, secret = false): string {
   if (typeof value === 'bigint') return `${value}n`
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'symbol') return 'a symbol'
+  return describeKind(value)
+}
+
+/**
+ * What kind of value `value` is, and nothing of the value: `a string`, `a list`, `a mapping`,
+ * `null`. For what a file holds at its top when it is not the file expected: a file named by
+ * mistake (a token file given as the permissions file) would have its content printed otherwise.
+ */
+export function describeKind (value: unknown): string {
+  if (value === null) return 'null'
+  if (value === undefined) return 'nothing'
   if (Array.isArray(value)) return 'a list'
-  return 'a mapping'
+  return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`
 }

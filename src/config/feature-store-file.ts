@@ -1,4 +1,5 @@
 import { isMap, isScalar, type Document, type LineCounter } from 'yaml'
+import { describeKind } from '../base/describe-value.ts'
 import { ConfigError } from './errors.ts'
 import { readTextFile } from './read-text-file.ts'
 import { parseYamlDocument } from './yaml-document.ts'
@@ -132,7 +133,7 @@ export function fromText (text: string, source: string | undefined, file: YamlFi
   if (doc.contents === null) throw new ConfigError('the file is empty (or holds only comments): expected a mapping at the top of the file', { source })
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !isMap(doc.contents)) {
     // The kind only, never the value: a file given by mistake may hold a token.
-    throw new ConfigError(`expected a mapping at the top of the file, got ${Array.isArray(parsed) ? 'a list' : parsed === null ? 'null' : `a ${typeof parsed}`}`, { source })
+    throw new ConfigError(`expected a mapping at the top of the file, got ${describeKind(parsed)}`, { source })
   }
   return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
 }

@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, stringify, type Document, type LineCounter } from 'yaml'
-import { describeValue } from '../base/describe-value.ts'
+import { describeKind, describeValue } from '../base/describe-value.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
 import { readTextFile } from '../config/read-text-file.ts'
 import { parseYamlDocument } from '../config/yaml-document.ts'
@@ -73,7 +73,8 @@ export function parsePermissionsYaml (text: string, source = '<permissions>'): P
     throw new PermissionError('the file is empty: expected a list of permissions (write [] for none, which allows every authenticated user)', { source })
   }
   if (!Array.isArray(data) || !isSeq(doc.contents)) {
-    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeValue(data)}`, { source, ...at(doc, lineCounter, []) })
+    // The kind only, never the value: a file given by mistake (a token file) would be printed.
+    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeKind(data)}`, { source, ...at(doc, lineCounter, []) })
   }
 
   const seen = new Map<string, number>()

@@ -135,6 +135,12 @@ describe('permissions YAML: files', () => {
     })
   })
 
+  test('a file that holds one string (a token file named by mistake) is refused by its kind, never quoted', () => {
+    const path = join(dir, 'token')
+    writeFileSync(path, 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.do-not-print-me\n')
+    assert.throws(() => loadPermissionsFile(path), { message: `${path}:1:1: expected a list of permissions at the top of the file, got a string` })
+  })
+
   test('a file larger than 1 MiB is refused before parsing', () => {
     const path = join(dir, 'big.yaml')
     writeFileSync(path, `# ${'x'.repeat(1024 * 1024)}\n[]\n`)
