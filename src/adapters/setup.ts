@@ -7,7 +7,7 @@ import { createAuthManager, createOneShotAuthManager, OIDC_TUNING_RULES, type Ma
 import type { AuthManager } from '../managers/types.ts'
 import type { Permission } from '../permissions/model.ts'
 import type { PermissionSource } from '../permissions/source.ts'
-import { namesFeastRegistry } from '../registry/config.ts'
+import { namesFeastRegistry, registryForLog } from '../registry/config.ts'
 import { openRegistryFromConfig } from '../registry/index.ts'
 import type { FeastRegistry } from '../registry/feast-registry.ts'
 
@@ -97,7 +97,7 @@ export function setUpAuthz (
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
   // (A permission source given explicitly, such as the same registry opened by the caller, needs no notice.)
   if (openRegistry && (Array.isArray(options.permissions) || typeof options.permissions === 'string') && namesFeastRegistry(file)) {
-    logger.info({ registry: file.data.registry }, 'feast-authz: permissions given explicitly; the permissions of the registry named in feature_store.yaml are not used')
+    logger.info({ registry: registryForLog(file) }, 'feast-authz: permissions given explicitly; the permissions of the registry named in feature_store.yaml are not used')
   }
   let manager: AuthManager
   try {

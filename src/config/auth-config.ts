@@ -1,6 +1,7 @@
 import { closest, editDistance } from '../base/did-you-mean.ts'
 import { ConfigError } from './errors.ts'
 import { describeValue } from '../base/describe-value.ts'
+import { urlTextForLog } from '../base/observability/log-safe-url.ts'
 import { envVarNameProblem } from './env-var-name.ts'
 import { checkOptions, object, oneOf, type OptionRules } from '../base/option-rules.ts'
 import { readFeatureStoreFile, type FeatureStoreFile, type FeatureStoreSource } from './feature-store-file.ts'
@@ -280,7 +281,9 @@ export function parseAuthSection (file: FeatureStoreFile, role: 'server' | 'clie
 function checkField (spec: FieldSpec, value: unknown): string | undefined {
   if (spec.kind === 'env-var-name') return envVarNameProblem(value)
   const expected = expectedOf(spec.kind, value)
-  return expected === undefined ? undefined : `${expected}, got ${describeValue(value, spec.secret)}`
+  if (expected === undefined) return undefined
+  // A URL refused is still shown, without its userinfo and query: `htps://user:pass@...` holds a password.
+  return `${expected}, got ${describeValue(spec.kind === 'url' && typeof value === 'string' ? urlTextForLog(value) : value, spec.secret)}`
 }
 
 function expectedOf (kind: Exclude<FieldKind, 'env-var-name'>, value: unknown): string | undefined {

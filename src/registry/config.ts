@@ -2,6 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
+import { urlTextForLog } from '../base/observability/log-safe-url.ts'
 import { BASE64_ENV, readYamlSource, type FeatureStoreFile, type YamlFileKind } from '../config/feature-store-file.ts'
 
 /** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */
@@ -26,6 +27,21 @@ export function namesFeastRegistry (file: FeatureStoreFile): boolean {
   if (raw === undefined || raw === null) return false
   const path = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).path : raw
   return !(typeof path === 'string' && isCatalogYamlPath(path))
+}
+
+/**
+ * The `registry` setting of a feature_store.yaml as it may be logged: its path, a URL without
+ * userinfo and query (a SQL registry's `postgresql://user:password@host/db` holds the database
+ * password), and its `registry_type` when one is set. Nothing else of a mapping is kept: other
+ * registry types carry credentials in fields of their own (a Snowflake registry's `password`).
+ */
+export function registryForLog (file: FeatureStoreFile): string | undefined {
+  const raw = file.data.registry
+  if (typeof raw === 'string') return urlTextForLog(raw)
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined
+  const { path, registry_type: type } = raw as Record<string, unknown>
+  const where = typeof path === 'string' ? urlTextForLog(path) : '(no path)'
+  return typeof type === 'string' ? `${where} (registry_type ${type})` : where
 }
 
 /** Whether a registry path is the reference server's YAML catalog (`.yaml`/`.yml`) rather than a Feast registry. */
@@ -114,7 +130,7 @@ function localPath (value: string, field: readonly string[], fail: (path: readon
     try {
       return fileURLToPath(value)
     } catch (error) {
-      return fail(field, `${describeValue(value)} is not a valid file URL (${(error as Error).message})`)
+      return fail(field, `${describeValue(urlTextForLog(value))} is not a valid file URL (${(error as Error).message})`)
     }
   }
   return fail(field, `a registry at ${scheme}:// is not supported yet (${SUPPORTED}, on the local file system)`)

@@ -11,6 +11,7 @@ import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { expectError } from '../helpers/errors.ts'
+import { captureLogs } from '../helpers/logs.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
@@ -42,6 +43,22 @@ describe('setUpAuthz and the registry', () => {
       const setup = setUpAuthz({ config: sql.config }, silentLogger)
       assert.equal(setup.registry, undefined)
       await setup.manager.close()
+    } finally {
+      sql.cleanup()
+    }
+  })
+})
+
+describe('setUpAuthz logs', () => {
+  test('permissions given beside a SQL registry: the notice names the registry without its database password', async () => {
+    const sql = storeDir({ type: 'no_auth' }, TWO_PROJECTS, { registry_type: 'sql', path: 'postgresql://feast:do-not-print-me@db:5432/feast?sslpassword=do-not-print-me' })
+    const logs = captureLogs()
+    try {
+      const setup = setUpAuthz({ config: sql.config, permissions: [] }, logs.logger, { openRegistry: true })
+      await setup.manager.close()
+      const notice = logs.lines.find((line) => line.msg.includes('permissions given explicitly'))
+      assert.equal(notice?.registry, 'postgresql://db:5432/feast (registry_type sql)')
+      assert.doesNotMatch(logs.raw.join('\n'), /do-not-print-me/)
     } finally {
       sql.cleanup()
     }

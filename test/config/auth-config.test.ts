@@ -293,6 +293,11 @@ describe('reading the file', () => {
     }
   })
 
+  test('an auth_discovery_url that is not an http(s) URL is shown without its userinfo and query', () => {
+    const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  client_id: c\n  auth_discovery_url: htps://alice:do-not-print-me@idp.example/x?access_token=do-not-print-me\n'))
+    assert.equal(error.message, '4:3: auth.auth_discovery_url: expected an http(s) URL, got "htps://idp.example/x"')
+  })
+
   test('a duplicate key is rejected with its position', () => {
     const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  type: no_auth\n'))
     assert.match(error.message, /^3:3: invalid YAML: duplicate key/)

@@ -77,6 +77,12 @@ describe('operator render: spec.authz forms', () => {
       /spec\.authz\.oidc\.tokenEnvVar: expected the name of an environment variable \(letters, digits and _, not starting with a digit\), got a string of 11 characters whose character 6 is "-"/)
   })
 
+  it('refuses a discovery URL from the Secret that is not http(s) without showing its userinfo', () => {
+    const url = 'htps://feast:do-not-print-me@idp.example.com/.well-known/openid-configuration'
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secret({ data: { auth_discovery_url: url, client_id: 'feast' } }) },
+      /auth\.auth_discovery_url: expected an http\(s\) URL, got "htps:\/\/idp\.example\.com\/\.well-known\/openid-configuration"$/)
+  })
+
   it('gives the oidc client only its type and token_env_var: never a credential', () => {
     const rendered = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
     assert.deepEqual(rendered.client, { type: 'oidc', token_env_var: 'FEAST_USER_TOKEN' })

@@ -13,6 +13,19 @@ export function urlForLog (url: string | URL): string {
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
 }
 
+/**
+ * A configured location as it may be shown, when it may not be a valid URL at all (a value being
+ * refused, a registry path): text that starts with a scheme (`https:`, `postgresql:`) loses the
+ * userinfo (`user:pass@`), query and fragment {@link urlForLog} would drop; any other text (a
+ * file path) is returned as it is. Works on the text, so an invalid URL loses them too.
+ */
+export function urlTextForLog (text: string): string {
+  // Two letters at least: `C:` starts a Windows path, not a URL.
+  if (!/^[a-z][a-z0-9+.-]+:/i.test(text)) return text
+  // The last `@` before the path ends the userinfo, as URL parsers read it (slashes counted leniently, as they do).
+  return text.replace(/[?#][^]*$/, '').replace(/^([a-z][a-z0-9+.-]*:[\\/]*)[^/]*@/i, '$1')
+}
+
 // Query parameters that carry credentials, by name (RFC 6750 `access_token`, OAuth `code`,
 // `id_token`, `refresh_token`, `client_secret`, passwords, API keys, signed-URL signatures, ...).
 const CREDENTIAL_NAME = /token|secret|passw|pwd|code|key|sig|auth|credential|session|assertion|jwt|ticket|cookie/i

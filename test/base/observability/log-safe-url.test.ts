@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { redactJwtsIn, redactRequestUrlsIn, requestUrlForLog, urlForLog } from '../../../src/base/observability/log-safe-url.ts'
+import { redactJwtsIn, redactRequestUrlsIn, requestUrlForLog, urlForLog, urlTextForLog } from '../../../src/base/observability/log-safe-url.ts'
 
 describe('urlForLog', () => {
   test('keeps scheme, host, port and path, and drops userinfo, query and fragment', () => {
@@ -10,6 +10,23 @@ describe('urlForLog', () => {
   test('names an unparseable URL without echoing it', () => {
     assert.equal(urlForLog('http://user:pass@[bad'), '(not a valid URL)')
   })
+})
+
+describe('urlTextForLog', () => {
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ['htps://alice:do-not-print-me@idp.example.com/x?access_token=do-not-print-me#f', 'htps://idp.example.com/x'],
+    ['https://alice:do-not-print-me@idp example.com/x', 'https://idp example.com/x'],
+    ['https:alice:do-not-print-me@idp.example.com/x', 'https:idp.example.com/x'],
+    ['postgresql://feast:do-not@print-me@db:5432/feast', 'postgresql://db:5432/feast'],
+    ['https://idp.example.com/p@th', 'https://idp.example.com/p@th'],
+    ['data/registry#1.db', 'data/registry#1.db'],
+    ['C:\\feast\\registry?.db', 'C:\\feast\\registry?.db']
+  ]
+  for (const [text, shown] of cases) {
+    test(`${text} is shown as ${shown}`, () => {
+      assert.equal(urlTextForLog(text), shown)
+    })
+  }
 })
 
 describe('requestUrlForLog', () => {
