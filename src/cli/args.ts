@@ -6,15 +6,18 @@ type Options = NonNullable<ParseArgsConfig['options']>
 
 /**
  * `parseArgs` in strict mode, with its errors turned into {@link UsageError}s that name the
- * closest known option (`--tokn` → `did you mean --token?`).
+ * closest known option (`--tokn` → `did you mean --token?`). `positionals` is how many arguments
+ * that are not options the command takes (`registry show`: 1); one more is
+ * {@link unexpectedArgument}.
  */
 export function parseCommandArgs<T extends Options> (
   argv: readonly string[],
   options: T,
-  allowPositionals = false
-): ReturnType<typeof parseArgs<{ args: string[], options: T, strict: true, allowPositionals: boolean }>> {
+  positionals = 0
+): { values: ReturnType<typeof parseArgs<{ args: string[], options: T, strict: true }>>['values'], positionals: string[] } {
+  let parsed
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals })
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true, tokens: true })
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
@@ -26,6 +29,25 @@ export function parseCommandArgs<T extends Options> (
     if (code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments')
     throw error
   }
+  // Counted here rather than by parseArgs, whose error quotes the argument.
+  const extra = parsed.tokens.filter((token) => token.kind === 'positional')[positionals]
+  if (extra !== undefined) throw unexpectedArgument(extra.index + 1)
+  return { values: parsed.values, positionals: parsed.positionals }
+}
+
+/**
+ * An argument that is not an option where the command takes no more of them, by its place among
+ * the arguments (1: the first after the command's name). Never by its text: a token pasted
+ * without `--token` would be printed.
+ */
+export function unexpectedArgument (position: number): UsageError {
+  return new UsageError(`unexpected argument: the ${ordinal(position)} (not shown: it may be a token); options are given as --name value`)
+}
+
+function ordinal (n: number): string {
+  const tens = n % 100
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'
+  return `${n}${suffix}`
 }
 
 /** `given` when it is one of a command's subcommands; otherwise a {@link UsageError} worded alike for every command. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { subcommand } from '../../src/cli/args.ts'
+import { parseCommandArgs, subcommand } from '../../src/cli/args.ts'
 import { UsageError } from '../../src/cli/io.ts'
 import { expectError } from '../helpers/errors.ts'
 
@@ -16,5 +16,25 @@ describe('subcommand', () => {
   test('an unknown subcommand is named, with the nearest known one and the ones expected', () => {
     expectError(() => subcommand('rendr', ['render']), { type: UsageError, message: 'unknown subcommand "rendr" (did you mean render?): expected render' })
     expectError(() => subcommand('apply', ['render', 'show']), { type: UsageError, message: 'unknown subcommand "apply": expected render or show' })
+  })
+})
+
+describe('parseCommandArgs', () => {
+  const OPTIONS = { config: { type: 'string' }, verbose: { type: 'boolean' } } as const
+
+  test('an argument beyond those the command takes is named by its place, never by its text (a token pasted without --token)', () => {
+    expectError(() => parseCommandArgs(['--config', 'feature_store.yaml', 'eyJhbGciOiJSUzI1NiJ9.do-not-print-me'], OPTIONS), {
+      type: UsageError,
+      message: 'unexpected argument: the 3rd (not shown: it may be a token); options are given as --name value'
+    })
+    expectError(() => parseCommandArgs(['show', '--verbose', 'do-not-print-me'], OPTIONS, 1), {
+      type: UsageError,
+      message: 'unexpected argument: the 3rd (not shown: it may be a token); options are given as --name value'
+    })
+  })
+
+  test('the arguments a command takes are returned with the options', () => {
+    const { values, positionals } = parseCommandArgs(['show', '--config', 'x.yaml'], OPTIONS, 1)
+    assert.deepEqual([{ ...values }, positionals], [{ config: 'x.yaml' }, ['show']])
   })
 })

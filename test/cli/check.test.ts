@@ -142,6 +142,22 @@ describe('feast-authz check: requests and arguments (in process)', () => {
     })
   }
 
+  test('a token given as --principal by mistake is refused without being echoed (V8\'s JSON error quotes the text)', async () => {
+    for (const token of ['do-not-print-me.eyJzdWIiOiJhIn0.c2ln', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.do-not-print-me', '{"username": do-not-print-me}']) {
+      const { code, stderr } = await runCheck('--permissions', FEAST, '--principal', token, '--resource', 'Project:p', '--action', 'DESCRIBE')
+      assert.equal(code, 2)
+      assert.match(stderr, /--principal: not valid JSON \(expected an object such as /)
+      assert.doesNotMatch(stderr, /do-not|-print-|eyJ/)
+    }
+  })
+
+  test('a token given where no argument is expected is refused by its place, never echoed', async () => {
+    const { code, stderr } = await runCheck('--permissions', FEAST, 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.do-not-print-me', '--resource', 'Project:p')
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz check: unexpected argument: the 3rd \(not shown: it may be a token\); options are given as --name value\n/)
+    assert.doesNotMatch(stderr, /do-not-print-me|eyJ/)
+  })
+
   test('--help prints the usage and exits 0', async () => {
     const { code, stdout } = await runCheck('--help')
     assert.equal(code, 0)

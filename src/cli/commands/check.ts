@@ -199,8 +199,9 @@ export function parsePrincipal (json: string): Principal {
   let value: unknown
   try {
     value = JSON.parse(json)
-  } catch (error) {
-    throw new UsageError(`not valid JSON (${(error as Error).message})`)
+  } catch {
+    // Not V8's reason: it quotes the text around the fault, and a token given here by mistake would be printed.
+    throw new UsageError('not valid JSON (expected an object such as {"username": "alice", "roles": ["reader"]}; the text is not shown, as it may be a token)')
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`expected a JSON object, got ${describeValue(value)}`)
   const fields = value as Record<string, unknown>

@@ -37,12 +37,10 @@ export const run: CliCommand = async (argv, io) => {
   let values: { project?: string | undefined, json?: boolean | undefined }
   let config: string | undefined
   try {
-    const parsed = parseCommandArgs(argv, OPTIONS, true)
+    const parsed = parseCommandArgs(argv, OPTIONS, 1)
     values = parsed.values
     if (parsed.values.help === true) { io.stdout(HELP); return EXIT.ok }
-    const [sub, ...extra] = parsed.positionals
-    subcommand(sub, ['show'])
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`)
+    subcommand(parsed.positionals[0], ['show'])
     config = configArgument(parsed.values.config, io.env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
