@@ -97,7 +97,12 @@ function kubeconfigError (error: unknown, file: string): ConfigError {
   if (typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number') {
     return new ConfigError(`cannot parse the kubeconfig: ${yamlReason(reason)}`, { source: file, line: mark.line + 1, column: mark.column + 1 })
   }
-  if (typeof code === 'string') return new ConfigError(`cannot read the kubeconfig: ${describeReadError(error)}`, { source: file })
+  if (typeof code === 'string') {
+    // client-node reads a user's `token-file` while loading: name that file, not the kubeconfig.
+    const path = (error as { path?: unknown }).path
+    const what = typeof path === 'string' && path !== file ? `${path}, which the kubeconfig names` : 'the kubeconfig'
+    return new ConfigError(`cannot read ${what}: ${describeReadError(error)}`, { source: file })
+  }
   // client-node's own checks (`clusters[0].name is missing`) name fields, not values; one line of it.
   return new ConfigError(`cannot load the kubeconfig: ${((error as Error).message ?? String(error)).split('\n')[0]!}`, { source: file })
 }

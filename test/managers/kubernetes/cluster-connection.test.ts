@@ -54,6 +54,14 @@ describe('cluster connection', () => {
     assert.equal(kubeconfigError(missing).message, `${missing}: cannot read the kubeconfig: file not found`)
   })
 
+  test('a token-file the kubeconfig names that cannot be read is named itself, not taken for the kubeconfig', () => {
+    const config = join(root, 'token-file-kubeconfig')
+    const tokenFile = join(root, 'no-such-token')
+    writeFileSync(config, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${api.url}\nusers:\n- name: u\n  user:\n    token-file: ${tokenFile}\n` +
+      'contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n')
+    assert.equal(kubeconfigError(config).message, `${config}: cannot read ${tokenFile}, which the kubeconfig names: file not found`)
+  })
+
   test('a kubeconfig that is not YAML is told by line, column and reason, never by the lines around the fault, which hold its credentials', () => {
     const broken = join(root, 'broken-kubeconfig')
     writeFileSync(broken, 'apiVersion: v1\nusers:\n- name: u\n  user:\n    token: do-not-print-me\n   oops: [\n')
