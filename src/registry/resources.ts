@@ -30,12 +30,20 @@ export interface FeatureViewResource extends RegistryObject<FeatureViewType> {
   /** Name of the stream source when it is a push source: `POST /push` with this name writes here. */
   readonly pushSource?: string
   /**
-   * On-demand feature views: names of the sources (feature views and request sources) they read,
-   * in the order the registry file writes them (Feast's order), names like integers included;
-   * each is the name the source carries (a projection's view, a whole view's own name, a request
-   * source's name), never its key in the file's map, as Feast names them.
+   * On-demand feature views: names of the feature views they read (Feast's
+   * `source_feature_view_projections`), in the order the registry file writes them (Feast's
+   * order), names like integers included; each is the name the source carries (a projection's
+   * view, a whole view's own name), never its key in the file's map, as Feast names them. A name
+   * the registry has no view for stays: Feast refuses a read of the on-demand view then. Request
+   * sources are not here, but in `requestSources`.
    */
   readonly sources?: readonly string[]
+  /**
+   * On-demand feature views: names of their request sources (Feast's `source_request_sources`),
+   * in the file's order; absent when none. They name no view (a request source named like a view
+   * is still no read of it), so no permission is ever checked on them.
+   */
+  readonly requestSources?: readonly string[]
   /**
    * On-demand feature views: the alias of each source projection that has one (Feast's
    * `fv.with_name("...")` given as a source), by source name: the name the source view is read
@@ -266,31 +274,40 @@ function onDemandFeatureView (message: Message<'OnDemandFeatureView'>): FeatureV
 /**
  * An on-demand view's sources as Feast's `OnDemandFeatureView.from_proto` reads them, in the
  * file's order, each known by the name it carries (Feast never reads the map's key, which it
- * writes equal to that name). A source given as a projection (what Feast writes) is the view its
- * `feature_view_name` names, read through the projection: its alias (`with_name`) and its
- * `join_key_map`. A whole feature view (older Feast) is its `spec.name`, read through no
- * projection; a request source is its `name`. Two sources naming one view are one, as in Feast's
- * dict: the later one's projection, in the first one's place.
+ * writes equal to that name), kept apart by kind as Feast keeps them: feature views
+ * (`sources`) and request sources (`requestSources`, with their fields in `requestData`). A
+ * source given as a projection (what Feast writes) is the view its `feature_view_name` names,
+ * read through the projection: its alias (`with_name`) and its `join_key_map`. A whole feature
+ * view (older Feast) is its `spec.name`, read through no projection. Two sources naming one view
+ * are one, as in Feast's dict: the later one's projection, in the first one's place; a request
+ * source and a view of one name are both kept, each in its own list.
  *
- * A source carrying no name (an empty one, or no source at all: files Feast does not write) is
- * known by its key. Feast would name it "" (or refuse the view) and then cannot read the
- * on-demand view; unnamed here, it would name no view and drop out of the views a read of the
- * on-demand view is checked on, so the key keeps a check where Feast refuses the read.
+ * A source carrying no name (an empty one: files Feast does not write) is known by its key.
+ * Feast would name it "" and then cannot read the on-demand view; unnamed here, it would name no
+ * view and drop out of the views a read of the on-demand view is checked on, so the key keeps a
+ * check where Feast refuses the read. A source holding none of the three members (Feast refuses
+ * to read the view) counts as a feature view known by its key, for the same reason: a view the
+ * registry lacks refuses the read, never drops out of its checks.
  */
 function onDemandSourcesOf (
   sources: ReadonlyMap<string, Message<'OnDemandSource'>> | undefined
-): Pick<FeatureViewResource, 'sources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'requestData'> {
-  const sourceNames = new Set<string>()
+): Pick<FeatureViewResource, 'sources' | 'requestSources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'requestData'> {
+  const viewNames = new Set<string>()
+  const requestNames = new Set<string>()
   const projections = new Map<string, Message<'FeatureViewProjection'> | undefined>()
   const fields = new Set<string>()
   for (const [key, source] of sources ?? []) {
-    const projection = source.feature_view_projection
     // The three are members of one oneof: a source holds one of them at most.
-    const carried = projection?.feature_view_name ?? source.feature_view?.spec?.name ?? source.request_data_source?.name
-    const name = carried === undefined || carried === '' ? key : carried
-    sourceNames.add(name)
+    const request = source.request_data_source
+    if (request !== undefined) {
+      requestNames.add(nameOr(request.name, key))
+      for (const field of names(request.request_data_options?.schema)) fields.add(field)
+      continue
+    }
+    const projection = source.feature_view_projection
+    const name = nameOr(projection?.feature_view_name ?? source.feature_view?.spec?.name, key)
+    viewNames.add(name)
     if (projection !== undefined || source.feature_view !== undefined) projections.set(name, projection)
-    for (const field of names(source.request_data_source?.request_data_options?.schema)) fields.add(field)
   }
   // Null-prototype: a source called `__proto__` is just a source.
   const aliases = Object.create(null) as Record<string, string>
@@ -302,11 +319,17 @@ function onDemandSourcesOf (
     if (map !== undefined) maps[name] = map
   }
   return {
-    sources: Object.freeze([...sourceNames]),
+    sources: Object.freeze([...viewNames]),
+    ...(requestNames.size === 0 ? {} : { requestSources: Object.freeze([...requestNames]) }),
     ...(Object.keys(aliases).length === 0 ? {} : { sourceAliases: Object.freeze(aliases) }),
     ...(Object.keys(maps).length === 0 ? {} : { sourceJoinKeyMaps: Object.freeze(maps) }),
     ...(fields.size === 0 ? {} : { requestData: Object.freeze([...fields]) })
   }
+}
+
+/** The name a source carries; its key in the file's map when it carries none. */
+function nameOr (carried: string | undefined, key: string): string {
+  return carried === undefined || carried === '' ? key : carried
 }
 
 /** A projection's join_key_map; undefined when it renames none. */

@@ -1,4 +1,3 @@
-import type { ResourceType } from '../index.ts'
 import type { EntityResource, FeastRegistry, FeatureViewResource, LabelViewResource, RegistryProject } from '../registry/index.ts'
 import {
   FEATURE_VIEW_KINDS, entityColumnsOf, type EntityColumns, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type SampleRow
@@ -83,8 +82,6 @@ export function catalogFromFeastRegistry (
 }
 
 const SERVED_TYPES: ReadonlySet<string> = new Set(FEATURE_VIEW_KINDS)
-/** What an on-demand view may read from: any feature view but another on-demand one. */
-const SOURCE_TYPES: readonly ResourceType[] = FEATURE_VIEW_KINDS.filter((kind) => kind !== 'OnDemandFeatureView')
 
 /** A view the server reads from: a feature view of any kind, or a label view. */
 type ServedView = FeatureViewResource | LabelViewResource
@@ -110,7 +107,7 @@ function toViewDef (view: ServedView, project: RegistryProject): FeatureViewDef 
     ...(view.offline === true ? { offline: true } : {}),
     ...(view.disabled === true ? { disabled: true } : {}),
     ...(view.unservedState === undefined ? {} : { unservedState: view.unservedState }),
-    ...(view.type === 'OnDemandFeatureView' ? onDemandSources(view, project) : {}),
+    ...(view.type === 'OnDemandFeatureView' ? onDemandSources(view) : {}),
     ...(view.requestData === undefined ? {} : { requestData: view.requestData })
   }
 }
@@ -122,33 +119,17 @@ function joinKeyOf (entity: EntityResource): string {
 
 /**
  * An on-demand view's feature view sources, the aliases and join_key_maps of those read through a
- * projection giving one, and whether it is stored.
+ * projection giving one, and whether it is stored. Every feature view source the registry names
+ * is kept, one it has no view for included: a read of the on-demand view then finds it missing
+ * and is refused (a 404, as Feast's `FeatureViewNotFoundException`), never read without the
+ * check on it. Request sources name no view and are not among them.
  */
-function onDemandSources (view: FeatureViewResource, project: RegistryProject): Pick<FeatureViewDef, 'sources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'writeToOnlineStore'> {
-  const sources = sourceViews(view, project)
-  const aliases = ofSources(sources, view.sourceAliases)
-  const maps = ofSources(sources, view.sourceJoinKeyMaps)
+function onDemandSources (view: FeatureViewResource): Pick<FeatureViewDef, 'sources' | 'sourceAliases' | 'sourceJoinKeyMaps' | 'writeToOnlineStore'> {
+  const { sources = [], sourceAliases: aliases, sourceJoinKeyMaps: maps } = view
   return {
     sources,
     ...(aliases === undefined ? {} : { sourceAliases: aliases }),
     ...(maps === undefined ? {} : { sourceJoinKeyMaps: maps }),
     writeToOnlineStore: view.writeToOnlineStore === true
   }
-}
-
-/** The entries of `bySource` for the `sources` that have one; undefined when none has. */
-function ofSources<T> (sources: readonly string[], bySource: Readonly<Record<string, T>> | undefined): Readonly<Record<string, T>> | undefined {
-  if (bySource === undefined) return undefined
-  // fromEntries defines each key: a source called `__proto__` is just a source.
-  const found = Object.fromEntries(sources.filter((name) => Object.hasOwn(bySource, name)).map((name) => [name, bySource[name] as T]))
-  return Object.keys(found).length === 0 ? undefined : found
-}
-
-/**
- * The feature views an on-demand view reads. Its sources are keyed by name, feature views and
- * request sources alike; a request source is not a feature view of the project, so it drops out
- * (a request source named like a feature view would add a check, never remove one).
- */
-function sourceViews (view: FeatureViewResource, project: RegistryProject): readonly string[] {
-  return (view.sources ?? []).filter((name) => SOURCE_TYPES.some((type) => project.find(type, name) !== undefined))
 }

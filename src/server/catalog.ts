@@ -29,8 +29,9 @@ export interface FeatureViewDef {
   /** Name of the push source feeding the view, if any. */
   readonly pushSource?: string | undefined
   /**
-   * On-demand views: the feature views they compute from. Reading an on-demand view needs
-   * READ_ONLINE on each of them too, as in Feast.
+   * On-demand views: the feature views they compute from (never their request sources). Reading
+   * an on-demand view needs READ_ONLINE on each of them too, as in Feast; one the registry does not
+   * have makes the read a 404, as in Feast, so keep every one the registry names.
    */
   readonly sources?: readonly string[] | undefined
   /**

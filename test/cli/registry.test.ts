@@ -181,10 +181,10 @@ describe('feast-authz registry show on a registry Feast wrote with every kind of
     assert.match(stdout, /^ {2}LabelView +chargeback_labels +- +features: charged_back; entities: user; push source: chargeback_push$/m)
   })
 
-  it('shows an on-demand view\'s source under its alias with its join_key_map, beside a request source that has neither', async () => {
+  it('shows an on-demand view\'s source under its alias with its join_key_map, and its request sources apart', async () => {
     const { code, stdout } = await cli('show', '--config', config)
     assert.equal(code, 0)
-    assert.match(stdout, /^ {2}OnDemandFeatureView +amount_ratio +.*; sources: user_stats as customer_stats \(join_key_map: user_id=customer_id\), request_amount$/m)
+    assert.match(stdout, /^ {2}OnDemandFeatureView +amount_ratio +.*; sources: user_stats as customer_stats \(join_key_map: user_id=customer_id\); request sources: request_amount$/m)
   })
 
   it('shows the join_key_map of a feature service\'s projection after its features', async () => {
@@ -193,13 +193,13 @@ describe('feast-authz registry show on a registry Feast wrote with every kind of
     assert.match(stdout, /^ {2}FeatureService +fraud_model +stage=prod +user_stats\[txn_count_7d\], amount_ratio as ratio_view\[ratio\] \(join_key_map: user_id=customer_id\)$/m)
   })
 
-  it('gives an on-demand view\'s source aliases and join_key_maps by source name (--json)', async () => {
+  it('gives an on-demand view\'s feature view and request sources apart, and its source aliases and join_key_maps by source name (--json)', async () => {
     const { code, stdout } = await cli('show', '--config', config, '--json')
     assert.equal(code, 0)
     const shown = JSON.parse(stdout) as { projects: Array<{ name: string, resources: Array<Record<string, unknown>> }> }
     const view = shown.projects.find((project) => project.name === 'fraud')?.resources.find((resource) => resource.name === 'amount_ratio')
-    assert.deepEqual([view?.sources, view?.sourceAliases, view?.sourceJoinKeyMaps], [
-      ['user_stats', 'request_amount'], { user_stats: 'customer_stats' }, { user_stats: { user_id: 'customer_id' } }
+    assert.deepEqual([view?.sources, view?.requestSources, view?.sourceAliases, view?.sourceJoinKeyMaps], [
+      ['user_stats'], ['request_amount'], { user_stats: 'customer_stats' }, { user_stats: { user_id: 'customer_id' } }
     ])
   })
 

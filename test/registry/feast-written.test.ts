@@ -115,9 +115,10 @@ describe('a registry written with Feast\'s field numbers, with every kind of obj
     assert.equal(view('StreamFeatureView', 'user_stream').offline, undefined)
   })
 
-  it('reads a stream view fed by a push source, and an on-demand view\'s sources', () => {
+  it('reads a stream view fed by a push source, and an on-demand view\'s feature view and request sources apart', () => {
     assert.equal(view('StreamFeatureView', 'user_stream').pushSource, 'user_push')
-    assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats', 'request_amount'])
+    assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').sources, ['user_stats'])
+    assert.deepEqual(view('OnDemandFeatureView', 'amount_ratio').requestSources, ['request_amount'])
   })
 
   it('reads the join_key_map of an on-demand view\'s source projection, by source name; a source renaming none has no map', () => {

@@ -40,10 +40,10 @@ for (const [label, path] of [['ui-sample-registry.db', SAMPLE_REGISTRY], ['ui-ra
       assert.equal(view?.project, PROJECT)
     })
 
-    it('has the on-demand feature view transaction_gt_last_credit_card_due and its sources', () => {
+    it('has the on-demand feature view transaction_gt_last_credit_card_due, its feature view source and its request source', () => {
       const view = project?.find('OnDemandFeatureView', 'transaction_gt_last_credit_card_due') as FeatureViewResource | undefined
       assert.deepEqual(view?.features, ['transaction_gt_last_credit_card_due'])
-      assert.deepEqual([...(view?.sources ?? [])].sort(), ['credit_history', 'transaction'])
+      assert.deepEqual([view?.sources, view?.requestSources], [['credit_history'], ['transaction']])
     })
 
     it('reads the request data the on-demand view needs from its request source transaction', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { decodeRegistry } from '../../src/registry/decode.ts'
 import { encodeRegistry } from '../../src/registry/encode.ts'
+import type { FeatureViewResource } from '../../src/registry/resources.ts'
 import { buildSnapshot, pushTargets, type RegistryProject } from '../../src/registry/snapshot.ts'
 import { wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 
@@ -153,9 +154,9 @@ describe('an on-demand view\'s sources, in the order the registry file writes th
   })
 
   // Feast's from_proto walks the sources' values and files each under the name it carries.
-  const sourcesOf = (sources: Record<string, unknown>): { sources?: readonly string[], sourceAliases?: object, sourceJoinKeyMaps?: object } => {
+  const sourcesOf = (sources: Record<string, unknown>): Pick<FeatureViewResource, 'sources' | 'requestSources' | 'sourceAliases' | 'sourceJoinKeyMaps'> => {
     const registry = writeFeastRegistry({ projects: [{ spec: { name: 'demo' } }], on_demand_feature_views: [{ spec: { name: 'derived', project: 'demo', sources } }] })
-    return project(registry).resources.find((resource) => resource.name === 'derived') as ReturnType<typeof sourcesOf>
+    return project(registry).resources.find((resource) => resource.name === 'derived') as FeatureViewResource
   }
 
   it('a source given as a whole feature view (older Feast) is the view\'s own name, whatever its key, read through no projection', () => {
@@ -163,14 +164,25 @@ describe('an on-demand view\'s sources, in the order the registry file writes th
     assert.deepEqual([view.sources, view.sourceAliases, view.sourceJoinKeyMaps], [['trips'], undefined, undefined])
   })
 
-  it('a request source is its own name, whatever its key', () => {
-    assert.deepEqual(sourcesOf({ inputs: { request_data_source: { type: 'REQUEST_SOURCE', name: 'trip_request', project: 'demo' } } }).sources, ['trip_request'])
+  it('a request source is its own name, whatever its key, among the request sources, not the feature views read', () => {
+    const view = sourcesOf({ inputs: { request_data_source: { type: 'REQUEST_SOURCE', name: 'trip_request', project: 'demo' } } })
+    assert.deepEqual([view.sources, view.requestSources], [[], ['trip_request']])
+  })
+
+  it('a request source and a feature view source of one name are both kept, each with its kind, as Feast keeps them in two dicts', () => {
+    const view = sourcesOf({
+      trips: { feature_view_projection: { feature_view_name: 'trips' } },
+      trips_request: { request_data_source: { type: 'REQUEST_SOURCE', name: 'trips', project: 'demo' } }
+    })
+    assert.deepEqual([view.sources, view.requestSources], [['trips'], ['trips']])
   })
 
   it('a source carrying no name is known by its key, which keeps a check where Feast cannot read the view', () => {
-    for (const source of [{ feature_view: { spec: { project: 'demo' } } }, { feature_view_projection: { feature_view_name_alias: 'recent' } }, { request_data_source: { project: 'demo' } }, {}]) {
-      assert.deepEqual(sourcesOf({ trips: source }).sources, ['trips'], JSON.stringify(source))
+    for (const source of [{ feature_view: { spec: { project: 'demo' } } }, { feature_view_projection: { feature_view_name_alias: 'recent' } }, {}]) {
+      const view = sourcesOf({ trips: source })
+      assert.deepEqual([view.sources, view.requestSources], [['trips'], undefined], JSON.stringify(source))
     }
+    assert.deepEqual(sourcesOf({ trips: { request_data_source: { project: 'demo' } } }).requestSources, ['trips'])
   })
 
   it('lists the request data fields in the order of their request sources, one named like an integer included', () => {

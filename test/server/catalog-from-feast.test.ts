@@ -71,6 +71,34 @@ describe('the reference server\'s registry over a Feast registry file', () => {
     }
   })
 
+  it('keeps every feature view source of an on-demand view, one the registry lacks or another on-demand view included, and no request source', () => {
+    const path = join(dir, 'sources-of-each-kind.db')
+    const view = (name: string): Record<string, unknown> => ({ spec: { name, project: 'demo', features: [{ name: 'count' }], online: true } })
+    const onDemand = (name: string, sources: Record<string, unknown>): Record<string, unknown> => ({ spec: { name, project: 'demo', features: [{ name: 'out' }], sources } })
+    writeFileSync(path, writeFeastRegistry({
+      projects: [{ spec: { name: 'demo' } }],
+      feature_views: [view('trips')],
+      on_demand_feature_views: [
+        onDemand('inner', { trips: { feature_view_projection: { feature_view_name: 'trips' } } }),
+        onDemand('derived', {
+          trips: { feature_view_projection: { feature_view_name: 'trips' } },
+          lost: { feature_view_projection: { feature_view_name: 'lost' } },
+          gone: { feature_view: { spec: { name: 'gone' } } },
+          inner: { feature_view_projection: { feature_view_name: 'inner' } },
+          // A request source named like a view of the project.
+          trips_request: { request_data_source: { type: 'REQUEST_SOURCE', name: 'trips', project: 'demo' } },
+          amount: { request_data_source: { type: 'REQUEST_SOURCE', name: 'amount', project: 'demo' } }
+        })
+      ]
+    }))
+    const registry = openFeastRegistry({ path, project: 'demo', pollIntervalMs: 0 })
+    try {
+      assert.deepEqual(catalogFromFeastRegistry(registry).featureView('derived')?.sources, ['trips', 'lost', 'gone', 'inner'])
+    } finally {
+      registry.close()
+    }
+  })
+
   it('keeps the name of an entity the registry lacks in its place, and says it lacks it', () => {
     const path = join(dir, 'lost-entity.db')
     writeFileSync(path, writeFeastRegistry({

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { openFeastRegistry, type FeastRegistry } from '../../src/registry/index.ts'
 import { catalogFromFeastRegistry } from '../../src/server/catalog-from-feast.ts'
-import { encodeRegistry } from '../../src/registry/encode.ts'
+import { writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { useReferenceServer, postAs } from '../helpers/feast-checks.ts'
 
 const view = (name: string, online: boolean, { disabled = false, offline = false } = {}) => ({
@@ -22,12 +22,30 @@ const onDemand = (name: string, writeToOnlineStore: boolean) => ({
     entities: ['customer'],
     features: [{ name }],
     // A feature view source and a request source, keyed by name as Feast writes them.
-    sources: { credit_history: {}, transaction: {} },
+    sources: {
+      credit_history: { feature_view_projection: { feature_view_name: 'credit_history' } },
+      transaction: { request_data_source: { type: 'REQUEST_SOURCE', name: 'transaction', project: 'credit' } }
+    },
     write_to_online_store: writeToOnlineStore
   }
 })
 
-const REGISTRY = encodeRegistry({
+// On-demand views computed at read time, each reading one source of the kind its name says.
+const readingOnly = (name: string, sources: Record<string, unknown>) => ({
+  spec: { name, project: 'credit', entities: ['customer'], features: [{ name: `${name}_value` }], sources }
+})
+const LOST_SOURCES = [
+  // Feast writes a source as a projection of the view; this one names a view the registry lacks.
+  readingOnly('lost_projection_score', { lost_history: { feature_view_projection: { feature_view_name: 'lost_history' } } }),
+  // Older Feast wrote the whole view; this one is not in the registry either.
+  readingOnly('lost_view_score', { gone_history: { feature_view: { spec: { name: 'gone_history', project: 'credit' } } } })
+]
+// A request source named like a feature view of the project: a request field, no read of the view.
+const REQUEST_LIKE_VIEW = readingOnly('request_like_view_score', {
+  credit_history: { request_data_source: { type: 'REQUEST_SOURCE', name: 'credit_history', project: 'credit', request_data_options: { schema: [{ name: 'amount' }] } } }
+})
+
+const REGISTRY = writeFeastRegistry({
   version_id: 'checks',
   projects: [{ spec: { name: 'credit' } }],
   entities: [{ spec: { name: 'customer', join_key: 'dob_ssn', project: 'credit' } }],
@@ -36,13 +54,16 @@ const REGISTRY = encodeRegistry({
     // Feast's lifecycle: generated offline, not materialized yet (FeatureViewState GENERATED = 2).
     { ...view('staged', true), meta: { state: 2 } }
   ],
-  on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true)],
+  on_demand_feature_views: [onDemand('transaction_gt_last_credit_card_due', false), onDemand('written_on_demand', true), ...LOST_SOURCES, REQUEST_LIKE_VIEW],
   // Labels arrive by push, as Feast sets label views up: the source is a push source (type 9).
   label_views: [{ spec: { name: 'loan_labels', project: 'credit', entities: ['customer'], features: [{ name: 'defaulted' }], online: true, source: { name: 'loan_labels_push', type: 9 } } }],
   // A push source the registry has, read by no view.
   data_sources: [{ name: 'unread_push', project: 'credit', type: 9 }],
   // A service showing credit_history under another name (Feast's projection alias).
-  feature_services: [{ spec: { name: 'scoring', project: 'credit', features: [{ feature_view_name: 'credit_history', feature_view_name_alias: 'history', feature_columns: [{ name: 'credit_history_value' }] }] } }]
+  feature_services: [
+    { spec: { name: 'scoring', project: 'credit', features: [{ feature_view_name: 'credit_history', feature_view_name_alias: 'history', feature_columns: [{ name: 'credit_history_value' }] }] } },
+    { spec: { name: 'lost_scoring', project: 'credit', features: [{ feature_view_name: 'lost_projection_score', feature_columns: [{ name: 'lost_projection_score_value' }] }] } }
+  ]
 })
 
 let registry: FeastRegistry
@@ -58,6 +79,34 @@ const READ_ON_DEMAND = { features: ['transaction_gt_last_credit_card_due:transac
 describe('the reference server over a Feast registry file', () => {
   test('an on-demand view\'s sources are its feature view sources; request sources are not resources', () => {
     assert.deepEqual(catalogFromFeastRegistry(registry).featureView('transaction_gt_last_credit_card_due')?.sources, ['credit_history'])
+  })
+
+  test('an on-demand view whose feature view source the registry lacks is a 404 for anyone, before the permission check, never read unchecked (Feast: FeatureViewNotFoundException)', async () => {
+    for (const name of ['lost_projection_score', 'lost_view_score']) {
+      for (const user of ['reader', 'odfv_reader', 'nobody'] as const) {
+        const reply = await postAs(served.base, served.tokens[user], '/get-online-features', { features: [`${name}:${name}_value`], entities: { dob_ssn: ['1'] } })
+        assert.equal(reply.status, 404, `${name}, ${user}: ${reply.text}`)
+        assert.equal(reply.body.message, `on-demand feature view "${name}" reads a feature view that is not in the registry`)
+      }
+    }
+  })
+
+  test('a feature service reading an on-demand view whose source the registry lacks is a 404 naming the source after the service\'s check, a 403 before it', async () => {
+    const read = { feature_service: 'lost_scoring', entities: { dob_ssn: ['1'] } }
+    const allowed = await postAs(served.base, served.tokens.service_reader, '/get-online-features', read)
+    assert.equal(allowed.status, 404, allowed.text)
+    assert.equal(allowed.body.message, 'on-demand feature view "lost_projection_score" reads feature view "lost_history", which is not in the registry')
+    const denied = await postAs(served.base, served.tokens.odfv_reader, '/get-online-features', read)
+    assert.equal(denied.status, 403, denied.text)
+    assert.equal(denied.body.message, 'Permission denied: [READ_ONLINE] on FeatureService:lost_scoring')
+  })
+
+  test('a request source named like a feature view adds no check on that view, as in Feast: READ_ONLINE on the on-demand view reads it', async () => {
+    const reply = await postAs(served.base, served.tokens.odfv_reader, '/get-online-features', {
+      features: ['request_like_view_score:request_like_view_score_value'], entities: { dob_ssn: ['1'], amount: [10] }
+    })
+    assert.equal(reply.status, 200, reply.text)
+    assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', 'request_like_view_score_value'])
   })
 
   test('READ_ONLINE on the on-demand view alone is denied on the feature view it reads', async () => {
@@ -94,7 +143,10 @@ describe('the reference server over a Feast registry file', () => {
     assert.equal(read.status, 200, read.text)
     const listed = await fetch(`${served.base}/api/v1/feature_views`, { headers: { authorization: `Bearer ${served.tokens.describer}` } })
     const names = ((await listed.json()) as { featureViews: Array<{ spec: { name: string } }> }).featureViews.map((item) => item.spec.name)
-    assert.deepEqual(names, ['credit_history', 'archive', 'archive_written_offline', 'retired', 'staged', 'transaction_gt_last_credit_card_due', 'written_on_demand'])
+    assert.deepEqual(names, [
+      'credit_history', 'archive', 'archive_written_offline', 'retired', 'staged', 'transaction_gt_last_credit_card_due', 'written_on_demand',
+      'lost_projection_score', 'lost_view_score', 'request_like_view_score'
+    ])
   })
 
   test('a push source the registry has but no view reads is 422, as an unknown one (Feast raises PushSourceNotFoundException for both)', async () => {

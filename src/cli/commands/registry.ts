@@ -152,6 +152,7 @@ function details (resource: RegistryResource): string {
         const { sourceAliases: aliases, sourceJoinKeyMaps: maps } = resource
         parts.push(`sources: ${resource.sources.map((source) => projectionText(source, ofSource(aliases, source), ofSource(maps, source))).join(', ')}`)
       }
+      if (resource.requestSources !== undefined) parts.push(`request sources: ${resource.requestSources.join(', ')}`)
       if (resource.disabled === true) parts.push('disabled')
       if (resource.unservedState !== undefined) parts.push(`state: ${resource.unservedState} (not served online)`)
       break
