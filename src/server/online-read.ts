@@ -548,7 +548,11 @@ export const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
 export function entityKeyFault (value: unknown): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
   if (typeof value !== 'number') return jsonType(value)
-  if (Number.isFinite(value)) return undefined
+  return Number.isFinite(value) ? undefined : nonFiniteText(value)
+}
+
+/** A number that is not finite, as the messages refusing one describe it. */
+export function nonFiniteText (value: number): string {
   return Number.isNaN(value) ? 'NaN' : `a number beyond ±1.8e308 (${String(value)})`
 }
 

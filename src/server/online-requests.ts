@@ -7,7 +7,7 @@
  */
 import type { Action } from '../index.ts'
 import { notFound, unprocessable } from './http-error.ts'
-import { ENTITY_KEY_TYPES, columnLength, entityKeyFault } from './online-read.ts'
+import { ENTITY_KEY_TYPES, columnLength, entityKeyFault, nonFiniteText } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
@@ -29,13 +29,49 @@ export const MAX_VALUE_DEPTH = 32
 /** Refuses (422) a data frame with a value nested deeper than {@link MAX_VALUE_DEPTH}; walks it without recursion. */
 export function checkFrameDepth (frame: DataFrame, field: string): void {
   for (const [column, values] of Object.entries(frame)) {
-    const pending: Array<{ value: unknown, depth: number }> = values.map((value) => ({ value, depth: 1 }))
-    for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-      const { value, depth } = item
-      if (value === null || typeof value !== 'object') continue
-      if (depth > MAX_VALUE_DEPTH) throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
-      for (const inner of Object.values(value)) pending.push({ value: inner, depth: depth + 1 })
+    for (const value of values) {
+      if (findNested(value, (inner, depth) => depth > MAX_VALUE_DEPTH && isContainer(inner)) !== NOT_FOUND) {
+        throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
+      }
     }
+  }
+}
+
+const NOT_FOUND = Symbol('not found')
+
+/**
+ * The first value nested in `value` (itself at depth 1, the items of a list or map at the next
+ * depth) that `test` holds for, or NOT_FOUND; walked without recursion, and not below a value
+ * `test` holds for, so a depth test bounds the walk.
+ */
+function findNested (value: unknown, test: (inner: unknown, depth: number) => boolean): unknown {
+  const pending: Array<{ value: unknown, depth: number }> = [{ value, depth: 1 }]
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (test(item.value, item.depth)) return item.value
+    if (isContainer(item.value)) for (const inner of Object.values(item.value)) pending.push({ value: inner, depth: item.depth + 1 })
+  }
+  return NOT_FOUND
+}
+
+function isContainer (value: unknown): value is object {
+  return value !== null && typeof value === 'object'
+}
+
+/**
+ * Refuses (422) a feature value holding a number that is not finite, alone or in a list or map:
+ * JSON reads `1e400` as Infinity, which no JSON answer can carry back (`JSON.stringify` writes it
+ * null). Feast stores it in a float or double feature, then answers every read of it with a 500
+ * (Starlette's JSON writer refuses it); an integer feature fails on the write (`int()`, a 500).
+ * Only the view's features are judged: other columns are not stored.
+ */
+function checkFiniteFeatures (view: FeatureViewDef, df: DataFrame): void {
+  for (const feature of view.features) {
+    if (!Object.hasOwn(df, feature)) continue
+    df[feature]?.forEach((value, i) => {
+      const found = findNested(value, (inner) => typeof inner === 'number' && !Number.isFinite(inner))
+      if (found === NOT_FOUND) return
+      throw unprocessable(`df.${feature}[${i}] must hold only finite numbers (a feature of feature view ${JSON.stringify(view.name)}), got ${nonFiniteText(found as number)}`)
+    })
   }
 }
 
@@ -273,6 +309,7 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   times?.forEach((time, i) => {
     if (typeof time !== 'string' || Number.isNaN(utcInstant(time))) throw unprocessable(`df.${EVENT_TIMESTAMP}[${i}] must be an ISO 8601 date-time, got ${JSON.stringify(time)}`)
   })
+  checkFiniteFeatures(view, df)
   const columns = Object.keys(df)
   const rows: SampleRow[] = []
   // Defined, not assigned: a column called `__proto__` (a body parser other than Fastify's keeps

@@ -46,6 +46,29 @@ describe('Fastify reference server: data frames', () => {
     assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
   })
 
+  test('a feature value JSON reads as infinite is 422 naming the column and the row, and nothing of the frame is stored', async () => {
+    const body = '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["infinite_0", "infinite_1"], "credit_card_due": [1, 1e400]}}'
+    const refused = await post('writer', '/write-to-online-store', body)
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.message, 'df.credit_card_due[1] must hold only finite numbers (a feature of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
+    const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['infinite_0', 'infinite_1'] } })
+    assert.deepEqual(read.body.results[1].statuses, ['NOT_FOUND', 'NOT_FOUND'])
+    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+  })
+
+  test('a number JSON reads as infinite inside a feature\'s list or map is 422 too', async () => {
+    for (const [value, read] of [['[1, -1e400]', '-Infinity'], ['{"a": [1e400]}', 'Infinity']] as const) {
+      const reply = await post('writer', '/write-to-online-store', `{"feature_view_name": "credit_history", "df": {"dob_ssn": ["1"], "missed_payments": [${value}]}}`)
+      assert.equal(reply.status, 422, reply.text)
+      assert.equal(reply.body.message, `df.missed_payments[0] must hold only finite numbers (a feature of feature view "credit_history"), got a number beyond ±1.8e308 (${read})`)
+    }
+  })
+
+  test('a number JSON reads as infinite in a column that is no feature of the view is not judged: it is not stored', async () => {
+    const reply = await post('writer', '/write-to-online-store', '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["1"], "credit_card_due": [2], "not_a_feature": [1e400]}}')
+    assert.equal(reply.status, 200, reply.text)
+  })
+
   test('feature values may be lists and maps (Feast\'s collection types) and are read back as written', async () => {
     const written = await post('writer', '/write-to-online-store', { feature_view_name: 'credit_history', df: { dob_ssn: ['1'], credit_card_due: [[1, 2]], missed_payments: [{ a: [1] }] } })
     assert.equal(written.status, 200, written.text)

@@ -177,6 +177,14 @@ describe('the reference server over a Feast registry file', () => {
     }
   })
 
+  test('a pushed feature value JSON reads as infinite is 422 naming the column, the row and the view for a caller who may push, 403 for one who may not', async () => {
+    const push = '{"push_source_name": "loan_labels_push", "df": {"dob_ssn": ["1"], "defaulted": [-1e400]}}'
+    const refused = await postAs(served.base, served.tokens.writer, '/push', push)
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.message, 'df.defaulted[0] must hold only finite numbers (a feature of feature view "loan_labels"), got a number beyond ±1.8e308 (-Infinity)')
+    assert.equal((await postAs(served.base, served.tokens.reader, '/push', push)).status, 403)
+  })
+
   test('labels pushed to a label view are read back online', async () => {
     const pushed = await postAs(served.base, served.tokens.writer, '/push', { push_source_name: 'loan_labels_push', df: { dob_ssn: ['7'], defaulted: [false] } })
     assert.equal(pushed.status, 200, pushed.text)
