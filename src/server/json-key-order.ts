@@ -4,6 +4,7 @@
  * order, whatever order the text gave them in; Python's `json` keeps the text's order, and Feast
  * answers with it. Where that order matters, it is read back from the text itself.
  */
+import { memberValue, members } from './json-text.ts'
 
 /** Whether JavaScript orders `key` as an integer index (a canonical integer below 2^32 - 1). */
 export function isIntegerLikeKey (key: string): boolean {
@@ -18,83 +19,12 @@ export function isIntegerLikeKey (key: string): boolean {
  * dict keep it). A repeated `member` is read from its last occurrence, the value `JSON.parse`
  * keeps. Undefined when the root is not an object or `member` is not an object in it. `text` is
  * expected to be valid JSON (one that `JSON.parse` has read); on any other text this ends without
- * failing, and what it answers is to be checked against the parsed object. Walks the text in
- * one flat pass, without recursion, however deep it nests.
+ * failing, and what it answers is to be checked against the parsed object.
  */
 export function keysAsWritten (text: string, member: string): string[] | undefined {
-  // JSON body parsers skip a byte order mark.
-  const start = skipSpace(text, text.charCodeAt(0) === 0xFEFF ? 1 : 0)
-  let found: number | undefined
-  for (const { key, value } of members(text, start)) if (key === member) found = value
+  const found = memberValue(text, member)
   if (found === undefined || text[found] !== '{') return undefined
   const keys = new Set<string>()
   for (const { key } of members(text, found)) keys.add(key)
   return [...keys]
-}
-
-/** The members of the object starting at `start`: each key, decoded, and where its value starts. */
-function * members (text: string, start: number): Generator<{ key: string, value: number }> {
-  if (text[start] !== '{') return
-  let at = skipSpace(text, start + 1)
-  while (text[at] === '"') {
-    const keyEnd = stringEnd(text, at)
-    const key = decodeKey(text.slice(at, keyEnd))
-    at = skipSpace(text, keyEnd)
-    if (key === undefined || text[at] !== ':') return
-    const value = skipSpace(text, at + 1)
-    yield { key, value }
-    at = skipSpace(text, valueEnd(text, value))
-    if (text[at] !== ',') return
-    at = skipSpace(text, at + 1)
-  }
-}
-
-function decodeKey (quoted: string): string | undefined {
-  try {
-    const key: unknown = JSON.parse(quoted)
-    return typeof key === 'string' ? key : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const SPACE = new Set([' ', '\t', '\n', '\r'])
-
-function skipSpace (text: string, at: number): number {
-  while (at < text.length && SPACE.has(text[at] as string)) at++
-  return at
-}
-
-/** Just past the string starting at `at` (its opening quote). */
-function stringEnd (text: string, at: number): number {
-  let i = at + 1
-  while (i < text.length) {
-    const char = text[i]
-    if (char === '\\') i += 2
-    else if (char === '"') return i + 1
-    else i++
-  }
-  return text.length
-}
-
-/** Just past the value starting at `at`: a string, an object or array (counted, not recursed into), or a literal. */
-function valueEnd (text: string, at: number): number {
-  const first = text[at]
-  if (first === '"') return stringEnd(text, at)
-  if (first === '{' || first === '[') {
-    let depth = 0
-    let i = at
-    while (i < text.length) {
-      const char = text[i]
-      if (char === '"') { i = stringEnd(text, i); continue }
-      if (char === '{' || char === '[') depth++
-      else if (char === '}' || char === ']') depth--
-      i++
-      if (depth === 0) return i
-    }
-    return text.length
-  }
-  let i = at
-  while (i < text.length && !SPACE.has(text[i] as string) && text[i] !== ',' && text[i] !== '}' && text[i] !== ']') i++
-  return i
 }
