@@ -12,3 +12,4 @@ export {
   type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
 } from './online-read.ts'
 export { createOnlineStore, type OnlineStore, type StoredRow } from './online-store.ts'
+export { exactJson } from './exact-json.ts'

@@ -14,9 +14,13 @@ import { EPOCH, type OnlineStore } from './online-store.ts'
 import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
 import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, tableKeys, type SortedEntityColumns } from './entity-columns.ts'
 import { isIntegerLikeKey, keysAsWritten } from './json-key-order.ts'
+import { INT64_RANGE, isInt64, readExactly } from './exact-integers.ts'
 
-/** An entity value: Feast's entity keys are scalars. */
-export type EntityValue = string | number | boolean | null
+/**
+ * An entity value: Feast's entity keys are scalars. An integer beyond ±(2^53 − 1) is a BigInt,
+ * read exactly from the body's text (exact-integers.ts); it must fit int64.
+ */
+export type EntityValue = string | number | bigint | boolean | null
 
 /** A get-online-features body whose JSON types have been checked. */
 export interface GetOnlineFeaturesBody {
@@ -76,10 +80,12 @@ export interface OnlineFeaturesResponse {
  *
  * `text`, the JSON text `input` was parsed from, keeps the order of the `entities` columns, which
  * the answer repeats as Feast does: a parsed object puts the columns whose names look like
- * integers (`"7"`) first. Without it they come in the parsed object's order.
+ * integers (`"7"`) first. Without it they come in the parsed object's order. It also holds the
+ * entity values beyond ±(2^53 − 1) exactly, which a parsed object may have rounded: without it,
+ * such a value is a 422 (give it as a BigInt instead).
  */
 export function readTarget (registry: FeatureCatalog, input: unknown, text?: string): ReadTarget {
-  const body = checkReadBody(input)
+  const body = checkReadBody(input, text)
   const sent = columnsAsWritten(body.entities, text)
   const views = new Map<string, FeatureViewDef | undefined>()
   const sources = new Map<string, FeatureViewDef | undefined>()
@@ -500,9 +506,10 @@ export function columnLength (frame: Iterable<readonly [string, readonly unknown
  * at its first level). Unknown keys are ignored, as Feast's server ignores them. As in Feast's
  * request model, `feature_service` (a string; null or empty for none) wins over `features` when both are
  * given: `features` must still be a list of strings then (Feast's clients send `[]` beside a
- * service), and is not read.
+ * service), and is not read. The entity values beyond ±(2^53 − 1) are read exactly from `text`,
+ * the body's JSON text (see {@link readTarget}).
  */
-export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
+export function checkReadBody (input: unknown, text?: string): GetOnlineFeaturesBody {
   if (!isObject(input)) throw unprocessable(`the body must be a JSON object, got ${jsonType(input)}`)
   const body = input as Record<string, unknown>
   const { features, feature_service: service, entities, full_feature_names: fullNames } = body
@@ -521,6 +528,9 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
   if (!isObject(entities) || Object.keys(entities).length === 0) throw unprocessable(`"entities" must be an object of columns { join key: [values] } with at least one column, got ${jsonType(entities)}`)
   for (const [column, values] of Object.entries(entities)) {
     if (!Array.isArray(values)) throw unprocessable(`entities.${column} must be a list of values, got ${jsonType(values)}`)
+  }
+  const exact = readExactly(entities as Record<string, readonly unknown[]>, text, 'entities')
+  for (const [column, values] of Object.entries(exact)) {
     values.forEach((value, i) => {
       const fault = entityKeyFault(value)
       if (fault !== undefined) throw unprocessable(`entities.${column}[${i}] must be ${ENTITY_KEY_TYPES} (an entity key), got ${fault}`)
@@ -528,7 +538,7 @@ export function checkReadBody (input: unknown): GetOnlineFeaturesBody {
   }
   const fullFeatureNames = fullNames === undefined ? undefined : feastBoolean(fullNames)
   if (fullNames !== undefined && fullFeatureNames === undefined) throw unprocessable(`"full_feature_names" must be ${FEAST_BOOLEAN_VALUES}, got ${typeof fullNames === 'string' ? 'a string that is none of these' : jsonType(fullNames)}`)
-  const checked = entities as GetOnlineFeaturesBody['entities']
+  const checked = exact as GetOnlineFeaturesBody['entities']
   const named = byService ? { feature_service: service as string } : { features: features as string[] }
   return { ...named, entities: checked, ...(fullFeatureNames === undefined ? {} : { full_feature_names: fullFeatureNames }) }
 }
@@ -543,10 +553,12 @@ export const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
 /**
  * Why a value cannot be an entity key, or undefined when it can: Feast's keys are scalars, and a
  * number JSON reads as infinite (`1e400`) is none. Feast turns it into an int64 key with `int()`,
- * which fails (a 500); here, where keys are compared as JSON, it would read as `null`'s key.
+ * which fails (a 500); here, where keys are compared as JSON, it would read as `null`'s key. An
+ * integer (a BigInt, read exactly) must fit int64: Feast's protobuf refuses a larger one (a 500).
  */
 export function entityKeyFault (value: unknown): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
+  if (typeof value === 'bigint') return isInt64(value) ? undefined : `an integer beyond int64 (${INT64_RANGE})`
   if (typeof value !== 'number') return jsonType(value)
   return Number.isFinite(value) ? undefined : nonFiniteText(value)
 }

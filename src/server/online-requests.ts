@@ -13,6 +13,7 @@ import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
 import { utcInstant } from './utc-instant.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean, flagSchema } from './feast-boolean.ts'
+import { INT64_RANGE, beyondInt64 } from './exact-integers.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -294,7 +295,12 @@ export function checkMaterializable (views: readonly FeatureViewDef[]): void {
   }
 }
 
-/** Data frame columns → rows, checking that every column has the same length and the view's join keys are there. */
+/**
+ * Data frame columns → rows, checking that every column has the same length and the view's join
+ * keys are there. Integers beyond ±(2^53 − 1) are BigInts (read exactly, exact-integers.ts), and
+ * must fit int64 wherever they are: Feast converts a frame's columns to int64 (pandas, then
+ * Arrow), and fails on a larger integer (a 500).
+ */
 export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   for (const key of view.entities) {
     if (!Object.hasOwn(df, key)) throw unprocessable(`df has no column ${JSON.stringify(key)}, the join key of feature view ${JSON.stringify(view.name)}`)
@@ -302,6 +308,12 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
     df[key]?.forEach((value, i) => {
       const fault = entityKeyFault(value)
       if (fault !== undefined) throw unprocessable(`df.${key}[${i}] must be ${ENTITY_KEY_TYPES} (a join key of feature view ${JSON.stringify(view.name)}), got ${fault}`)
+    })
+  }
+  for (const [column, values] of Object.entries(df)) {
+    values.forEach((value, i) => {
+      const place = beyondInt64(value)
+      if (place !== undefined) throw unprocessable(`df.${column}[${i}]${place} is an integer beyond int64 (${INT64_RANGE}), which Feast cannot write`)
     })
   }
   const count = columnLength(Object.entries(df), 'df')

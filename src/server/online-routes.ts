@@ -20,6 +20,8 @@ import { projectQuerySchema, requestedProject, type ProjectScope } from './proje
 import { viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
 import { jsonTextOf } from './json-body.ts'
+import { readExactly } from './exact-integers.ts'
+import { exactJson } from './exact-json.ts'
 
 /**
  * Every route acts on the project of `scopeOf(request)` (the server's, or the one the `project`
@@ -36,10 +38,12 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   // validated against them (readFeatures), so a denied caller learns nothing from an error.
   const readWork = oncePerRequest((request) => {
     // The JSON types first, as a schema would check them: before the project is looked up.
-    const input = checkReadBody(request.body)
+    // The body's text keeps the order of its entities columns, which the answer repeats, and
+    // integers beyond 2^53, which JSON.parse may have rounded.
+    const text = jsonTextOf(request)
+    const input = checkReadBody(request.body, text)
     const scope = scopeOf(request)
-    // The body's text keeps the order of its entities columns, which the answer repeats.
-    return { ...scope, target: readTarget(scope.registry, input, jsonTextOf(request)) }
+    return { ...scope, target: readTarget(scope.registry, input, text) }
   })
   app.post('/get-online-features', {
     schema: { querystring: projectQuerySchema },
@@ -52,9 +56,13 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         }
       }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { store, target } = readWork(request)
-    return readFeatures(target, store)
+    const answer = readFeatures(target, store)
+    // Entity and feature values beyond 2^53 are BigInts, answered as the integers they are. (A
+    // serializer of one's own leaves the content type to be set.)
+    void reply.type('application/json; charset=utf-8').serializer(exactJson)
+    return answer
   })
 
   const pushWork = oncePerRequest((request) => {
@@ -62,8 +70,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     // A bad `to` or a too deeply nested value is a 422 before any permission is looked at.
     const target = pushTarget(input)
     checkFrameDepth(input.df, 'df')
+    const df = readExactly(input.df, jsonTextOf(request), 'df')
     const scope = scopeOf(request)
-    return { ...scope, target, views: pushedViews(scope.registry, input) }
+    return { ...scope, target, df, views: pushedViews(scope.registry, input) }
   })
   app.post('/push', {
     schema: { body: pushSchema, querystring: projectQuerySchema },
@@ -80,9 +89,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       }
     }
   }, async (request) => {
-    const { store, target: { to }, views } = pushWork(request)
+    const { store, target: { to }, df, views } = pushWork(request)
     const input = body<PushBody>(request)
-    const batches = views.map((view) => ({ view, rows: rowsFor(view, input.df) }))
+    const batches = views.map((view) => ({ view, rows: rowsFor(view, df) }))
     // No offline store here: offline pushes are checked and validated, then dropped.
     if (to !== 'offline') for (const { view, rows } of batches) store.write(view, rows)
     return { push_source_name: input.push_source_name, to, feature_views: views.map((view) => view.name), rows: batches[0]?.rows.length ?? 0 }
@@ -91,8 +100,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
   const writeWork = oncePerRequest((request) => {
     const input = body<WriteToOnlineStoreBody>(request)
     checkFrameDepth(input.df, 'df')
+    const df = readExactly(input.df, jsonTextOf(request), 'df')
     const scope = scopeOf(request)
-    return { ...scope, view: writableView(scope.registry, input.feature_view_name) }
+    return { ...scope, df, view: writableView(scope.registry, input.feature_view_name) }
   })
   app.post('/write-to-online-store', {
     schema: { body: writeToOnlineStoreSchema, querystring: projectQuerySchema },
@@ -109,9 +119,8 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       }
     }
   }, async (request) => {
-    const { store, view } = writeWork(request)
-    const input = body<WriteToOnlineStoreBody>(request)
-    const rows = store.write(view, rowsFor(view, input.df))
+    const { store, df, view } = writeWork(request)
+    const rows = store.write(view, rowsFor(view, df))
     return { feature_view_name: view.name, rows }
   })
 

@@ -6,6 +6,8 @@
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { utcInstant } from './utc-instant.ts'
+import { exactJson } from './exact-json.ts'
+import { isUnsafeInteger } from './exact-integers.ts'
 
 /** A row as the online store keeps it. */
 export interface StoredRow {
@@ -21,7 +23,10 @@ export interface OnlineStore {
    * stored row. Rows without `event_timestamp` take `defaultTime` (default: now).
    */
   write (view: FeatureViewDef, rows: readonly SampleRow[], defaultTime?: string): number
-  /** The stored row for the join key values, given in the view's entity order. */
+  /**
+   * The stored row for the join key values, given in the view's entity order. An integer beyond
+   * ±(2^53 − 1) is a BigInt (a double that large may stand for several integers).
+   */
   read (view: FeatureViewDef, key: readonly unknown[]): StoredRow | undefined
 }
 
@@ -59,7 +64,9 @@ function isoSeconds (date: Date): string {
   return date.toISOString().replace('.000Z', 'Z')
 }
 
-// JSON keeps 1001 and "1001" apart, as Feast's typed entity keys do.
+// JSON keeps 1001 and "1001" apart, as Feast's typed entity keys do. An integer is keyed by its
+// exact value, however it is held: a BigInt read exactly from a body, or a double (a sample row,
+// a number written 1e18), as Feast's int64 keys take a float with int().
 function entityKey (values: readonly unknown[]): string {
-  return JSON.stringify(values)
+  return exactJson(values.map((value) => isUnsafeInteger(value) ? BigInt(value) : value))
 }

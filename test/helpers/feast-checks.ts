@@ -77,6 +77,9 @@ sample_rows:
     - {dob_ssn: "19530219_5179", credit_card_due: 8419, missed_payments: 1}
   transaction_gt_last_credit_card_due:
     - {dob_ssn: "19530219_5179", transaction_gt_last_credit_card_due: false}
+  # A key of 2^53 (a YAML number is a double; this one it holds exactly), where 2^53 + 1 reads as 2^53 to JSON.parse.
+  zipcode_features:
+    - {zipcode: 9007199254740992, population: 5}
 `
 
 const role = (
@@ -287,6 +290,34 @@ export function defineReadChecks (served: () => Served): Record<string, () => Pr
       assert.equal(reply.status, 200, reply.text)
       assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', '7', 'credit_card_due'])
       assert.deepEqual(reply.body.results.map((column: { values: unknown[] }) => column.values), [['19530219_5179'], [42], [8419]])
+    },
+    'two integer keys that differ only beyond 2^53 are two entities: each gets its own row, never the other\'s, and is answered as sent': async () => {
+      const reply = await post('reader', '{"features": ["zipcode_features:population"], "entities": {"zipcode": [9007199254740993, 9007199254740992]}}')
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.results.map((column: { statuses: string[] }) => column.statuses), [['PRESENT', 'PRESENT'], ['NOT_FOUND', 'PRESENT']])
+      assert.deepEqual(reply.body.results[1].values, [null, 5])
+      assert.match(reply.text, /^\{"metadata":\{"feature_names":\["zipcode","population"\]\},"results":\[\{"values":\[9007199254740993,9007199254740992\],/)
+    },
+    'an integer key within int64 is answered exactly as sent, a JSON integer however large': async () => {
+      const keys = '9223372036854775807,-9223372036854775808,1234567890123456789,1234567890123456788'
+      const reply = await post('reader', `{"features": ["zipcode_features:population"], "entities": {"zipcode": [${keys}]}}`)
+      assert.equal(reply.status, 200, reply.text)
+      assert.ok(reply.text.includes(`{"values":[${keys}],`), reply.text)
+    },
+    'an integer key beyond int64 is a 422 naming the column and the row, for anyone, as Feast cannot key it': async () => {
+      for (const user of ['reader', 'nobody'] as const) {
+        for (const key of ['9223372036854775808', '-9223372036854775809', '123456789012345678901234567890']) {
+          const reply = await post(user, `{"features": ["zipcode_features:population"], "entities": {"zipcode": [1, ${key}]}}`)
+          assert.equal(reply.status, 422, reply.text)
+          assert.equal(reply.body.message, 'entities.zipcode[1] must be a string, finite number, boolean or null (an entity key), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)')
+        }
+      }
+    },
+    'entity columns named like integers keep the order sent when their values are integers beyond 2^53': async () => {
+      const reply = await post('reader', '{"features": ["credit_history:credit_card_due"], "entities": {"dob_ssn": ["19530219_5179"], "7": [1234567890123456789]}}')
+      assert.equal(reply.status, 200, reply.text)
+      assert.deepEqual(reply.body.metadata.feature_names, ['dob_ssn', '7', 'credit_card_due'])
+      assert.ok(reply.text.includes('"results":[{"values":["19530219_5179"],"statuses":["PRESENT"],"event_timestamps":["1970-01-01T00:00:00Z"]},{"values":[1234567890123456789],'), reply.text)
     },
     'a label view is read with READ_ONLINE on LabelView': async () => {
       const reply = await post('reader', { features: ['loan_labels:defaulted'], entities: { dob_ssn: ['19530219_5179'] } })

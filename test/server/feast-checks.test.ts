@@ -69,6 +69,40 @@ describe('Fastify reference server: data frames', () => {
     assert.equal(reply.status, 200, reply.text)
   })
 
+  test('two join keys that differ only beyond 2^53 are written to two rows, and each read answers its own', async () => {
+    // 2^60 + 1 and 2^60 + 2: JSON.parse reads both as 2^60.
+    const written = await post('writer', '/write-to-online-store', '{"feature_view_name": "zipcode_features", "df": {"zipcode": [1152921504606846977, 1152921504606846978], "population": [1, 2]}}')
+    assert.equal(written.status, 200, written.text)
+    const read = await post('reader', '/get-online-features', '{"features": ["zipcode_features:population"], "entities": {"zipcode": [1152921504606846978, 1152921504606846977, 1152921504606846976]}}')
+    assert.equal(read.status, 200, read.text)
+    assert.deepEqual(read.body.results[1].values, [2, 1, null])
+    assert.ok(read.text.includes('{"values":[1152921504606846978,1152921504606846977,1152921504606846976],'), read.text)
+  })
+
+  test('feature values beyond 2^53 are stored and answered exactly, at any depth, as Feast stores an int64', async () => {
+    const written = await post('writer', '/write-to-online-store', '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["exact"], ' +
+      '"credit_card_due": [1234567890123456789], "missed_payments": [[9007199254740993, {"a": -9223372036854775808}]]}}')
+    assert.equal(written.status, 200, written.text)
+    const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due', 'credit_history:missed_payments'], entities: { dob_ssn: ['exact'] } })
+    assert.equal(read.status, 200, read.text)
+    assert.ok(read.text.includes('{"values":[1234567890123456789],'), read.text)
+    assert.ok(read.text.includes('{"values":[[9007199254740993,{"a":-9223372036854775808}]],'), read.text)
+  })
+
+  test('a join key beyond int64 is 422 naming the column and the row for a caller who may write, 403 for one who may not', async () => {
+    const body = '{"feature_view_name": "zipcode_features", "df": {"zipcode": [1, -9223372036854775809], "population": [1, 2]}}'
+    const allowed = await post('writer', '/write-to-online-store', body)
+    assert.equal(allowed.status, 422, allowed.text)
+    assert.equal(allowed.body.message, 'df.zipcode[1] must be a string, finite number, boolean or null (a join key of feature view "zipcode_features"), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)')
+    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+  })
+
+  test('an integer beyond int64 in a feature value is 422 naming its place, as Feast cannot write it', async () => {
+    const reply = await post('writer', '/write-to-online-store', '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["x"], "missed_payments": [[1, {"a": 9223372036854775808}]]}}')
+    assert.equal(reply.status, 422, reply.text)
+    assert.equal(reply.body.message, 'df.missed_payments[0][1].a is an integer beyond int64 (-9223372036854775808 to 9223372036854775807), which Feast cannot write')
+  })
+
   test('feature values may be lists and maps (Feast\'s collection types) and are read back as written', async () => {
     const written = await post('writer', '/write-to-online-store', { feature_view_name: 'credit_history', df: { dob_ssn: ['1'], credit_card_due: [[1, 2]], missed_payments: [{ a: [1] }] } })
     assert.equal(written.status, 200, written.text)

@@ -112,6 +112,28 @@ describe('readFeatures: after the check', () => {
     }
   })
 
+  test('given the body\'s text, reads entity values beyond 2^53 exactly: two keys JSON.parse reads as one are two rows', () => {
+    const text = '{"features": ["zipcode_features:population"], "entities": {"zipcode": [9007199254740993, 9007199254740992]}}'
+    const response = readFeatures(readTarget(registry, JSON.parse(text), text), store)
+    assert.deepEqual(response.results.map((column) => column.values), [[9007199254740993n, 9007199254740992n], [null, 5]])
+  })
+
+  test('without the body\'s text, an entity value that may have been rounded is a 422 naming the column and the row, never another entity\'s row', () => {
+    expectError(() => readTarget(registry, JSON.parse('{"features": ["zipcode_features:population"], "entities": {"zipcode": [1, 9007199254740993]}}')), {
+      statusCode: 422,
+      message: /^entities\.zipcode\[1\] is a number beyond ±\(2\^53 − 1\), which JSON\.parse may have rounded \(it read 9007199254740992\), and the body's JSON text was not given/
+    })
+  })
+
+  test('entity values given as BigInts are read as given; beyond int64 they are a 422 naming the column and the row', () => {
+    const response = readFeatures(readTarget(registry, { features: ['zipcode_features:population'], entities: { zipcode: [9007199254740992n, 2n ** 63n - 1n] } }), store)
+    assert.deepEqual(response.results.map((column) => column.values), [[9007199254740992n, 2n ** 63n - 1n], [5, null]])
+    expectError(() => readTarget(registry, { features: ['zipcode_features:population'], entities: { zipcode: [-(2n ** 63n) - 1n] } }), {
+      statusCode: 422,
+      message: 'entities.zipcode[0] must be a string, finite number, boolean or null (an entity key), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)'
+    })
+  })
+
   test('with full feature names, a view read as view@latest is named by the view\'s own name', () => {
     const response = readFeatures(readTarget(registry, { features: ['credit_history@latest:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] }, full_feature_names: true }), store)
     assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_history__credit_card_due'])

@@ -21,8 +21,24 @@ describe('checkMaterializeWindow: times as Feast reads them', () => {
 })
 
 describe('rowsFor: a data frame as rows', () => {
+  const view = { name: 'v', kind: 'FeatureView', tags: {}, entities: ['id'], features: ['rate'] } as const
+
+  test('integers read exactly (BigInts) are kept as they are, within int64 anywhere', () => {
+    assert.deepEqual(rowsFor(view, { id: [2n ** 63n - 1n], rate: [[{ a: -(2n ** 63n) }]] }), [{ id: 2n ** 63n - 1n, rate: [{ a: -(2n ** 63n) }] }])
+  })
+
+  test('an integer beyond int64 is a 422 naming its place: a join key in the join key words, a feature value as Feast cannot write it', () => {
+    expectError(() => rowsFor(view, { id: [1, 2n ** 63n], rate: [1, 2] }), {
+      statusCode: 422,
+      message: 'df.id[1] must be a string, finite number, boolean or null (a join key of feature view "v"), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)'
+    })
+    expectError(() => rowsFor(view, { id: [1], rate: [{ a: [0, -(2n ** 63n) - 1n] }] }), {
+      statusCode: 422,
+      message: 'df.rate[0].a[1] is an integer beyond int64 (-9223372036854775808 to 9223372036854775807), which Feast cannot write'
+    })
+  })
+
   test('a column called __proto__ becomes an ordinary column of each row, never the row\'s prototype', () => {
-    const view = { name: 'v', kind: 'FeatureView', tags: {}, entities: ['id'], features: ['rate'] } as const
     const [row] = rowsFor(view, JSON.parse('{"id": [1], "__proto__": [{"event_timestamp": "not a time"}]}') as DataFrame)
     assert.equal(Object.getPrototypeOf(row), Object.prototype)
     assert.deepEqual(Object.entries(row ?? {}), [['id', 1], ['__proto__', { event_timestamp: 'not a time' }]])

@@ -44,7 +44,7 @@ after(async () => {
   await provider.close()
 })
 
-interface Reply { status: number, headers: Headers, body: any }
+interface Reply { status: number, headers: Headers, body: any, text: string }
 
 async function call (base: string, method: 'GET' | 'POST', path: string, who: keyof typeof tokens | undefined, body?: unknown, raw?: string): Promise<Reply> {
   const headers: Record<string, string> = {}
@@ -52,7 +52,7 @@ async function call (base: string, method: 'GET' | 'POST', path: string, who: ke
   if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(`${base}${path}`, { method, headers, ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}) })
   const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) }
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), text }
 }
 const get = async (path: string, who?: keyof typeof tokens) => await call(url, 'GET', path, who)
 const post = async (path: string, who: keyof typeof tokens | undefined, body?: unknown) => await call(url, 'POST', path, who, body)
@@ -180,6 +180,15 @@ describe('POST /push', () => {
     assert.deepEqual(reply.body.feature_views, ['driver_hourly_stats', 'driver_live_stats'])
     const read = await post('/get-online-features', 'reader', { features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1500] } })
     assert.deepEqual(read.body.results[1], { values: [0.25], statuses: ['PRESENT'], event_timestamps: ['2026-11-20T08:00:00Z'] })
+  })
+
+  test('pushed join keys that differ only beyond 2^53 are two rows in every view fed, each answered its own', async () => {
+    // 2^62 + 1 and 2^62 + 2: JSON.parse reads both as 2^62.
+    const pushed = await call(url, 'POST', '/push', 'writer', undefined, '{"push_source_name": "driver_stats_push", "df": {"driver_id": [4611686018427387905, 4611686018427387906], "conv_rate": [0.1, 0.2], "trips_today": [1, 2]}}')
+    assert.equal(pushed.status, 200, pushed.text)
+    const read = await call(url, 'POST', '/get-online-features', 'reader', undefined, '{"features": ["driver_hourly_stats:conv_rate", "driver_live_stats:trips_today"], "entities": {"driver_id": [4611686018427387906, 4611686018427387905]}}')
+    assert.deepEqual(read.body.results.slice(1).map((column: { values: unknown[] }) => column.values), [[0.2, 0.1], [2, 1]])
+    assert.ok(read.text.includes('{"values":[4611686018427387906,4611686018427387905],'), read.text)
   })
 
   test('a reader gets 403 on the first view fed by the push source', async () => {
@@ -340,7 +349,8 @@ describe('request bodies an attacker shapes', () => {
   // Sent by hand: `call` always labels a body application/json.
   const send = async (contentType: string, body: string): Promise<Reply> => {
     const response = await fetch(`${url}/get-online-features`, { method: 'POST', headers: { authorization: `Bearer ${tokens.reader}`, 'content-type': contentType }, body })
-    return { status: response.status, headers: response.headers, body: await response.json() }
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: JSON.parse(text), text }
   }
 
   test('a JSON body sent as text/plain is 415, not parsed as a string and answered 422', async () => {
