@@ -14,6 +14,15 @@ const served = useReferenceServer((store) => ({ registry: loadYamlCatalogFile(st
 
 const post = async (user: User, path: string, body: unknown) => await postAs(served.base, served.tokens[user], path, body)
 
+/** A write the writer is refused with a 422 and `message`, and the reader with a 403 (the permission is checked first). */
+async function assertWriteRefused (body: unknown, message: string | RegExp): Promise<void> {
+  const allowed = await post('writer', '/write-to-online-store', body)
+  assert.equal(allowed.status, 422, allowed.text)
+  if (typeof message === 'string') assert.equal(allowed.body.message, message)
+  else assert.match(allowed.body.message, message)
+  assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+}
+
 describe('Fastify reference server: POST /get-online-features checks what Feast checks, in Feast\'s order', () => {
   for (const [name, check] of Object.entries(defineReadChecks(() => served))) test(name, check)
 })
@@ -30,30 +39,21 @@ describe('Fastify reference server: the order of the answers', () => {
 describe('Fastify reference server: data frames', () => {
   test('a join key value that is a list is 422 for a caller who may write, 403 for one who may not', async () => {
     const body = { feature_view_name: 'credit_history', df: { dob_ssn: [['19530219_5179']], credit_card_due: [1] } }
-    const allowed = await post('writer', '/write-to-online-store', body)
-    assert.equal(allowed.status, 422, allowed.text)
-    assert.match(allowed.body.message, /df\.dob_ssn\[0\] must be a string, finite number, boolean or null \(a join key of feature view "credit_history"\), got a list$/)
-    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+    await assertWriteRefused(body, /df\.dob_ssn\[0\] must be a string, finite number, boolean or null \(a join key of feature view "credit_history"\), got a list$/)
   })
 
   test('a join key value JSON reads as infinite is 422 naming the column and the row, not a row stored under null\'s key', async () => {
     const body = '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["1", 1e400], "credit_card_due": [1, 2]}}'
-    const allowed = await post('writer', '/write-to-online-store', body)
-    assert.equal(allowed.status, 422, allowed.text)
-    assert.equal(allowed.body.message, 'df.dob_ssn[1] must be a string, finite number, boolean or null (a join key of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
+    await assertWriteRefused(body, 'df.dob_ssn[1] must be a string, finite number, boolean or null (a join key of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
     const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: [null] } })
     assert.deepEqual(read.body.results[1].statuses, ['NOT_FOUND'])
-    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
   })
 
   test('a feature value JSON reads as infinite is 422 naming the column and the row, and nothing of the frame is stored', async () => {
     const body = '{"feature_view_name": "credit_history", "df": {"dob_ssn": ["infinite_0", "infinite_1"], "credit_card_due": [1, 1e400]}}'
-    const refused = await post('writer', '/write-to-online-store', body)
-    assert.equal(refused.status, 422, refused.text)
-    assert.equal(refused.body.message, 'df.credit_card_due[1] must hold only finite numbers (a feature of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
+    await assertWriteRefused(body, 'df.credit_card_due[1] must hold only finite numbers (a feature of feature view "credit_history"), got a number beyond ±1.8e308 (Infinity)')
     const read = await post('reader', '/get-online-features', { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['infinite_0', 'infinite_1'] } })
     assert.deepEqual(read.body.results[1].statuses, ['NOT_FOUND', 'NOT_FOUND'])
-    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
   })
 
   test('a number JSON reads as infinite inside a feature\'s list or map is 422 too', async () => {
@@ -91,10 +91,7 @@ describe('Fastify reference server: data frames', () => {
 
   test('a join key beyond int64 is 422 naming the column and the row for a caller who may write, 403 for one who may not', async () => {
     const body = '{"feature_view_name": "zipcode_features", "df": {"zipcode": [1, -9223372036854775809], "population": [1, 2]}}'
-    const allowed = await post('writer', '/write-to-online-store', body)
-    assert.equal(allowed.status, 422, allowed.text)
-    assert.equal(allowed.body.message, 'df.zipcode[1] must be a string, finite number, boolean or null (a join key of feature view "zipcode_features"), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)')
-    assert.equal((await post('reader', '/write-to-online-store', body)).status, 403)
+    await assertWriteRefused(body, 'df.zipcode[1] must be a string, finite number, boolean or null (a join key of feature view "zipcode_features"), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)')
   })
 
   test('an integer beyond int64 in a feature value is 422 naming its place, as Feast cannot write it', async () => {
