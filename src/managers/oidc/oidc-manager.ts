@@ -260,7 +260,9 @@ export function toAuthError (error: unknown): AuthError {
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
     return new AuthError('unknown_key', UNKNOWN_KEY_MESSAGE)
   }
-  if (error instanceof errors.JOSEError) return new AuthError('malformed_token', 'the token is not a well-formed signed JWT', { cause: error })
+  // No cause: jose's message can quote what it decoded from the token, and a refusal is
+  // answered and logged; the code says all the caller can act on.
+  if (error instanceof errors.JOSEError) return new AuthError('malformed_token', 'the token is not a well-formed signed JWT')
   // Not jose's verdict on the token: a fault of ours or of the provider's answers. Never a 401.
   throw error
 }

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { inspect } from 'node:util'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { oidcAuth, startApp, type TestApp, type TestResponse } from '../../helpers/authz-app.ts'
-import { rawToken, type TestProvider } from '../../helpers/oidc-provider.ts'
+import { loadAuthConfig, type OidcServerConfig } from '../../../src/config/auth-config.ts'
+import { silentLogger } from '../../../src/base/logging.ts'
+import { AuthError } from '../../../src/base/errors.ts'
+import { createOidcManager } from '../../../src/managers/oidc/oidc-manager.ts'
+import { rawToken, startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { useOidcApp } from '../../helpers/oidc-app.ts'
 import { rawRequest } from '../../helpers/listen.ts'
 
@@ -285,4 +290,37 @@ describe('audience and issuer', () => {
   test('with only issuer configured, a token from another issuer is still rejected as issuer_mismatch', async () => {
     assertRejected(await issuerOnly.call('/whoami', `Bearer ${await provider.sign({ preferred_username: 'alice', iss: 'https://elsewhere.example' })}`), 'issuer_mismatch')
   })
+})
+
+describe('what the refusal of a malformed token carries', () => {
+  let provider: TestProvider
+  before(async () => { provider = await startOidcProvider() })
+  after(async () => { await provider.close() })
+
+  const refusal = async (token: string): Promise<AuthError> => {
+    const manager = createOidcManager(loadAuthConfig({ auth: oidcAuth(provider) }).auth as OidcServerConfig, { logger: silentLogger })
+    try {
+      await manager.authenticate(token)
+    } catch (error) {
+      assert.ok(error instanceof AuthError, String(error))
+      return error
+    } finally {
+      await manager.close()
+    }
+    assert.fail('expected the token to be refused')
+  }
+
+  // jose's own error can quote what it decoded; a refusal is answered and may be logged with its cause.
+  for (const [shape, header] of [
+    ['whose header is a JSON string', '"do-not-print-me"'],
+    ['whose header names no alg', '{"kid":"do-not-print-me"}'],
+    ['whose header has a b64 that is not a boolean', '{"alg":"RS256","b64":"do-not-print-me","crit":["b64"]}']
+  ] as const) {
+    test(`a correctly signed token ${shape} is refused as malformed_token with no cause and nothing of the header`, async () => {
+      const error = await refusal(await provider.signRaw({ preferred_username: 'alice', exp: now() + 300 }, header))
+      assert.equal(error.code, 'malformed_token')
+      assert.equal(error.cause, undefined)
+      assert.doesNotMatch(inspect(error, { depth: 10 }), /do-not-print-me/)
+    })
+  }
 })
