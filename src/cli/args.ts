@@ -54,7 +54,19 @@ function ordinal (n: number): string {
 export function subcommand<S extends string> (given: string | undefined, known: readonly S[]): S {
   if (given !== undefined && (known as readonly string[]).includes(given)) return given as S
   const expected = `expected ${known.join(' or ')}`
-  throw new UsageError(given === undefined ? `missing subcommand: ${expected}` : `unknown subcommand "${given}"${didYouMean(given, known)}: ${expected}`)
+  throw new UsageError(given === undefined ? `missing subcommand: ${expected}` : `${unknownName('subcommand', given, known)}: ${expected}`)
+}
+
+/**
+ * `unknown <what> "<given>"`, with the known name it was probably meant to be; the name is quoted
+ * only when it reads as one (letters and hyphens, as every name the CLI knows), and an option
+ * without its `=value`. Anything else may be a token pasted in the wrong place, and an error line
+ * ends up in terminals, CI logs and issue reports: it is not shown, and no guess is made from it.
+ */
+export function unknownName (what: string, given: string, known: readonly string[]): string {
+  const name = given.startsWith('-') ? given.split('=', 1)[0]! : given
+  if (!/^-{0,2}[A-Za-z][A-Za-z-]{0,31}$/.test(name)) return `unknown ${what} (not shown: it may be a token)`
+  return `unknown ${what} "${name}"${didYouMean(name.replace(/^-+/, ''), known)}`
 }
 
 /** Reports a usage problem on one line plus where the options are described; returns the exit code. */

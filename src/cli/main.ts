@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { didYouMean } from '../base/did-you-mean.ts'
 import { EXIT, type CliCommand, type CliIo } from './io.ts'
 import { wrapWords } from './help-text.ts'
 import { terminalSafe } from './terminal-text.ts'
+import { unknownName } from './args.ts'
 
 // Loaded on demand so that `feast-authz token` does not pay for the server's imports.
 const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<{ run: CliCommand }> }>> = {
@@ -42,7 +42,7 @@ export async function main (argv: readonly string[], io: CliIo): Promise<number>
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
-    io.stderr(`feast-authz: unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"${didYouMean(name.replace(/^-+/, ''), Object.keys(COMMANDS))}\nRun \`feast-authz --help\` for the commands.\n`)
+    io.stderr(`feast-authz: ${unknownName(name.startsWith('-') ? 'option' : 'command', name, Object.keys(COMMANDS))}\nRun \`feast-authz --help\` for the commands.\n`)
     return EXIT.usage
   }
   const { run } = await command.load()

@@ -17,6 +17,14 @@ describe('subcommand', () => {
     expectError(() => subcommand('rendr', ['render']), { type: UsageError, message: 'unknown subcommand "rendr" (did you mean render?): expected render' })
     expectError(() => subcommand('apply', ['render', 'show']), { type: UsageError, message: 'unknown subcommand "apply": expected render or show' })
   })
+
+  test('an unknown subcommand that does not read as a name is not shown (a token pasted in its place)', () => {
+    expectError(() => subcommand('eyJhbGciOiJSUzI1NiJ9.do-not-print-me.c2ln', ['render']), {
+      type: UsageError,
+      message: 'unknown subcommand (not shown: it may be a token): expected render'
+    })
+    expectError(() => subcommand('ghp_doNotPrintMe123', ['render']), { type: UsageError, message: 'unknown subcommand (not shown: it may be a token): expected render' })
+  })
 })
 
 describe('parseCommandArgs', () => {

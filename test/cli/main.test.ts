@@ -21,6 +21,19 @@ describe('feast-authz (the command dispatcher)', () => {
     assert.equal(stderr, 'feast-authz: unknown command "inspct" (did you mean inspect?)\nRun `feast-authz --help` for the commands.\n')
   })
 
+  test('a token given where the command goes exits 2 without printing it', async () => {
+    const { code, stdout, stderr } = await feastAuthz('eyJhbGciOiJSUzI1NiJ9.do-not-print-me.c2ln')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr, 'feast-authz: unknown command (not shown: it may be a token)\nRun `feast-authz --help` for the commands.\n')
+  })
+
+  test('an unknown option before the command is named without its value', async () => {
+    const { code, stderr } = await feastAuthz('--token=do-not-print-me')
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz: unknown option "--token"/)
+    assert.doesNotMatch(stderr, /do-not-print-me/)
+  })
+
   test('an unknown option before the command exits 2 naming it', async () => {
     const { code, stderr } = await feastAuthz('--versoin')
     assert.equal(code, 2)
