@@ -3,6 +3,7 @@ import { readRegularFile } from '../base/regular-file.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
+import { conventionalEnvVarName } from '../config/env-var-name.ts'
 import { mintIntraToken } from '../base/intra-token.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, func, milliseconds, object, text, type OptionRules } from '../base/option-rules.ts'
@@ -160,7 +161,11 @@ async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefi
   if (config.token_env_var !== undefined) {
     const value = fromEnv(env, config.token_env_var)
     if (value === undefined) {
-      throw new TokenSourceError('env_var_unset', `token_env_var='${config.token_env_var}' is configured but the environment variable ${config.token_env_var} is not set or is empty`)
+      const shown = conventionalEnvVarName(config.token_env_var)
+      throw new TokenSourceError('env_var_unset', shown !== undefined
+        ? `token_env_var='${shown}' is configured but the environment variable ${shown} is not set or is empty`
+        : 'token_env_var is configured but the environment variable it names is not set or is empty (its name is not shown: ' +
+          'it is not in upper case, as variable names are by convention, and may be the token itself, which goes under `token`)')
     }
     return { token: value, source: 'token_env_var' }
   }
@@ -204,7 +209,10 @@ function sourceDescription (source: TokenSource, config: OidcAuthConfig | Kubern
     case 'intra': return 'INTRA_COMMUNICATION_BASE64'
     case 'token': return 'auth.token'
     case 'user_token': return 'auth.user_token'
-    case 'token_env_var': return `the variable ${config.type === 'oidc' ? config.token_env_var ?? '' : ''} (auth.token_env_var)`
+    case 'token_env_var': {
+      const shown = config.type === 'oidc' && config.token_env_var !== undefined ? conventionalEnvVarName(config.token_env_var) : undefined
+      return shown === undefined ? 'the variable named by auth.token_env_var' : `the variable ${shown} (auth.token_env_var)`
+    }
     case 'client_secret': return 'the token endpoint'
     case 'token_path': return `the file ${config.type === 'kubernetes' ? config.token_path ?? '' : ''} (auth.token_path)`
     case 'service_account_file': return `the service-account token file ${saPath}`

@@ -27,3 +27,12 @@ export function envVarNameProblem (value: unknown): string | undefined {
   return `${EXPECTED}, got a string of ${value.length} characters whose character ${wrong + 1} is ${characterName(value.charCodeAt(wrong))}` +
     ' (not shown: a token itself goes under `token`, not here)'
 }
+
+/**
+ * `name`, quoted, when it is written as variable names are by convention (upper case, digits,
+ * `_`); otherwise undefined. A valid name in another case cannot be told from a token put in the
+ * wrong field (`ghp_...`), so messages about the variable do not repeat it then.
+ */
+export function conventionalEnvVarName (name: string): string | undefined {
+  return /^[A-Z][A-Z0-9_]{0,63}$/.test(name) ? name : undefined
+}

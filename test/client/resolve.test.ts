@@ -70,6 +70,11 @@ describe('oidc client token resolution', () => {
     await failsWith({ type: 'oidc', token_env_var: 'MY_CUSTOM_VAR' }, { SERVICE_OIDC_TOKEN: 'x', FEAST_OIDC_TOKEN: 'y' }, 'env_var_unset', /token_env_var='MY_CUSTOM_VAR' is configured but the environment variable MY_CUSTOM_VAR is not set or is empty/, saFile)
   })
 
+  it('does not repeat a token_env_var that is not in upper case when its variable is unset (it may be the token itself)', async () => {
+    await failsWith({ type: 'oidc', token_env_var: 'ghp_doNotPrintMe0123' }, {}, 'env_var_unset',
+      /^token_env_var is configured but the environment variable it names is not set or is empty \(its name is not shown: it is not in upper case, as variable names are by convention, and may be the token itself, which goes under `token`\)$/, saFile)
+  })
+
   it('treats an empty token_env_var variable as unset', async () => {
     await failsWith({ type: 'oidc', token_env_var: 'MY_TOKEN' }, { MY_TOKEN: '' }, 'env_var_unset', /MY_TOKEN/)
   })
