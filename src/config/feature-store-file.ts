@@ -49,6 +49,8 @@ export interface YamlFileKind {
   readonly kind: string
   /** E.g. `the configuration`: "cannot read <what>: file not found", "<what> is larger than N bytes". */
   readonly what: string
+  /** Integers beyond ±(2^53 − 1) are read as BigInts (the registry YAML's int64 keys), not rounded. */
+  readonly exactIntegers?: boolean
 }
 
 const FEATURE_STORE: YamlFileKind = { kind: 'a feature_store.yaml', what: 'the configuration' }
@@ -127,6 +129,7 @@ export function fromText (text: string, source: string | undefined, file: YamlFi
   }
   const { doc, lineCounter, data: parsed } = parseYamlDocument(text, {
     maxAliases: MAX_ALIASES,
+    exactIntegers: file.exactIntegers,
     error: (message, position) => new ConfigError(message, { source, line: position?.line, column: position?.column })
   })
   // Empty, or comments only: YAML reads null, which says nothing of what the file lacks.

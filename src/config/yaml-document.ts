@@ -1,4 +1,4 @@
-import { LineCounter, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type YAMLError } from 'yaml'
+import { LineCounter, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type YAMLError } from 'yaml'
 import { yamlReason } from './yaml-reason.ts'
 
 /** A parsed YAML document, its plain data, and what is needed to turn offsets into line:col. */
@@ -18,6 +18,11 @@ export interface ParseYamlOptions {
   readonly maxAliases: number
   /** Also refuse parser warnings (an unresolved `!!tag`, for one). Default false. */
   readonly warningsAreErrors?: boolean | undefined
+  /**
+   * Read an integer beyond ±(2^53 − 1) as the BigInt it writes, not the double nearest to it;
+   * every other integer stays a number. Default false.
+   */
+  readonly exactIntegers?: boolean | undefined
   /** Builds the caller's error (ConfigError, PermissionError) with its source and, when known, the position. */
   readonly error: (message: string, position?: { line: number, column: number }) => Error
 }
@@ -29,18 +34,42 @@ export interface ParseYamlOptions {
  */
 export function parseYamlDocument (text: string, options: ParseYamlOptions): YamlDocument {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, parseOptions(lineCounter))
+  const doc = parseDocument(text, parseOptions(lineCounter, options))
   return { doc, lineCounter, data: judge(doc, lineCounter, options) }
 }
 
 /** Every document of a YAML stream (`---` between them), each judged as {@link parseYamlDocument} judges one. */
 export function parseYamlDocuments (text: string, options: ParseYamlOptions): YamlDocument[] {
   const lineCounter = new LineCounter()
-  return parseAllDocuments(text, parseOptions(lineCounter)).map((doc) => ({ doc, lineCounter, data: judge(doc, lineCounter, options) }))
+  return parseAllDocuments(text, parseOptions(lineCounter, options)).map((doc) => ({ doc, lineCounter, data: judge(doc, lineCounter, options) }))
 }
 
-function parseOptions (lineCounter: LineCounter): ParseOptions & DocumentOptions {
-  return { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true }
+function parseOptions (lineCounter: LineCounter, options: ParseYamlOptions): ParseOptions & DocumentOptions & SchemaOptions {
+  return { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, ...(options.exactIntegers === true ? { customTags: exactIntegerTags } : {}) }
+}
+
+type Tags = Extract<NonNullable<SchemaOptions['customTags']>, unknown[]>
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/**
+ * The schema's integer tags (decimal, octal, hex) reading every integer as a BigInt, then giving
+ * back a number for those a double holds exactly: only the others stay BigInts.
+ */
+function exactIntegerTags (tags: Tags): Tags {
+  return tags.map((tag) => {
+    if (typeof tag !== 'object' || tag.tag !== 'tag:yaml.org,2002:int' || !('resolve' in tag)) return tag
+    // Integer tags are scalar tags: their resolve reads the source text.
+    const resolve = tag.resolve as (source: string, onError: (message: string) => void, options: ParseOptions) => unknown
+    return {
+      ...tag,
+      resolve: (source: string, onError: (message: string) => void, options: ParseOptions) => {
+        const value = resolve(source, onError, { ...options, intAsBigInt: true })
+        return typeof value === 'bigint' && value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value
+      }
+    } as ScalarTag
+  })
 }
 
 /** The document's data, or the caller's error for its first problem. */

@@ -50,7 +50,8 @@ export function isCatalogYamlPath (path: string): boolean {
 }
 
 /** The reference server's registry YAML file, in the words of the errors of reading it. */
-const REGISTRY_YAML: YamlFileKind = { kind: 'a registry YAML file', what: 'the registry YAML file' }
+// Exact integers: sample rows hold int64 join keys (64-bit ids), which a double would round.
+const REGISTRY_YAML: YamlFileKind = { kind: 'a registry YAML file', what: 'the registry YAML file', exactIntegers: true }
 
 /**
  * Reads the reference server's registry YAML file (what a `.yaml`/`.yml` registry path names): a

@@ -10,6 +10,8 @@ import {
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
 import { utcInstant } from './utc-instant.ts'
+import { INT64_RANGE, isInt64 } from './exact-integers.ts'
+import { NOT_FOUND, findNested } from './nested-value.ts'
 
 /**
  * Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). A file that cannot
@@ -306,6 +308,10 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
       for (const key of (view as FeatureViewDef).entities) {
         if (row[key] === undefined || row[key] === null) fail(['sample_rows', viewName, i], `missing join key ${JSON.stringify(key)}`)
       }
+      for (const [column, value] of Object.entries(row)) {
+        const fault = column === EVENT_TIMESTAMP ? undefined : sampleValueFault(value)
+        if (fault !== undefined) fail(['sample_rows', viewName, i, column], fault)
+      }
       const time = row[EVENT_TIMESTAMP]
       if (time !== undefined && !(time instanceof Date) && (typeof time !== 'string' || Number.isNaN(utcInstant(time)))) {
         fail(['sample_rows', viewName, i, EVENT_TIMESTAMP], `expected an ISO 8601 date-time, got ${ConfigError.describe(time)}`)
@@ -314,6 +320,20 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
     })
   }
   return out
+}
+
+/**
+ * Why a sample row's value cannot be served as the write routes would take it, or undefined: a
+ * number that is not finite (`.inf`, `.nan`), which no JSON answer can carry, or an integer
+ * beyond int64, which Feast cannot store; alone, or within a list or map.
+ */
+function sampleValueFault (value: unknown): string | undefined {
+  const found = findNested(value, (inner) => (typeof inner === 'number' && !Number.isFinite(inner)) || (typeof inner === 'bigint' && !isInt64(inner)))
+  if (found === NOT_FOUND) return undefined
+  const within = Object.is(found, value) ? '' : ' within the value'
+  if (typeof found === 'bigint') return `expected integers within int64 (${INT64_RANGE}), as Feast stores them, got one beyond it${within}`
+  const written = Number.isNaN(found) ? '.nan' : (found as number) > 0 ? '.inf' : '-.inf'
+  return `expected finite numbers (a JSON answer cannot carry ${written}), got ${written}${within}`
 }
 
 /** `view:feature` → [view, feature]; a bare `view` → [view, undefined]. */

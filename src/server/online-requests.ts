@@ -14,6 +14,7 @@ import { projectQuerySchema } from './project-scope.ts'
 import { utcInstant } from './utc-instant.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean, flagSchema } from './feast-boolean.ts'
 import { INT64_RANGE, beyondInt64 } from './exact-integers.ts'
+import { NOT_FOUND, findNested, isContainer } from './nested-value.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -36,26 +37,6 @@ export function checkFrameDepth (frame: DataFrame, field: string): void {
       }
     }
   }
-}
-
-const NOT_FOUND = Symbol('not found')
-
-/**
- * The first value nested in `value` (itself at depth 1, the items of a list or map at the next
- * depth) that `test` holds for, or NOT_FOUND; walked without recursion, and not below a value
- * `test` holds for, so a depth test bounds the walk.
- */
-function findNested (value: unknown, test: (inner: unknown, depth: number) => boolean): unknown {
-  const pending: Array<{ value: unknown, depth: number }> = [{ value, depth: 1 }]
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    if (test(item.value, item.depth)) return item.value
-    if (isContainer(item.value)) for (const inner of Object.values(item.value)) pending.push({ value: inner, depth: item.depth + 1 })
-  }
-  return NOT_FOUND
-}
-
-function isContainer (value: unknown): value is object {
-  return value !== null && typeof value === 'object'
 }
 
 /**

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test'
 import { ConfigError } from '../../src/config/errors.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import { viewResource } from '../../src/server/catalog.ts'
+import { createOnlineStore } from '../../src/server/online-store.ts'
 import { decide, permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { expectError } from '../helpers/errors.ts'
 import { tempDir } from '../helpers/registry-builder.ts'
@@ -70,6 +71,42 @@ describe('the registry YAML file', () => {
 
   test('a sample row without the join key is refused', () => {
     assert.throws(() => load(`${VIEW}sample_rows:\n  stats:\n    - {rate: 3}\n`), /sample_rows\.stats\[0\]: missing join key "driver_id"/)
+  })
+
+  test('a sample row\'s integer join key beyond 2^53 is the row of that key, not of its neighbour a double would round it to', () => {
+    const registry = load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1152921504606846977, rate: 9007199254740993}\n`)
+    const view = registry.featureView('stats')
+    assert.ok(view !== undefined)
+    const store = createOnlineStore(registry)
+    assert.deepEqual(store.read(view, [1152921504606846977n])?.values, { rate: 9007199254740993n })
+    assert.equal(store.read(view, [1152921504606846976n]), undefined)
+  })
+
+  test('a sample row\'s integers a double holds exactly stay numbers', () => {
+    assert.deepEqual(load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1001, rate: -9007199254740991}\n`).sampleRows('stats'), [{ driver_id: 1001, rate: -9007199254740991 }])
+  })
+
+  test('a sample row\'s integer beyond int64 is refused with the file, line and column', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 9223372036854775808, rate: 1}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:8: sample_rows.stats[0].driver_id: expected integers within int64 (-9223372036854775808 to 9223372036854775807), as Feast stores them, got one beyond it'
+    })
+  })
+
+  for (const [written, where] of [['.inf', 'rate: .inf'], ['-.inf', 'rate: -.inf'], ['.nan', 'rate: .NaN']] as const) {
+    test(`a sample row's ${written} is refused, as the write routes refuse a number that is not finite`, () => {
+      expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1, ${where}}\n`), {
+        type: ConfigError,
+        message: `registry.yaml:8:22: sample_rows.stats[0].rate: expected finite numbers (a JSON answer cannot carry ${written}), got ${written}`
+      })
+    })
+  }
+
+  test('a number that is not finite within a list of a sample row is refused too', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1, rate: [1.5, .inf]}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:22: sample_rows.stats[0].rate: expected finite numbers (a JSON answer cannot carry .inf), got .inf within the value'
+    })
   })
 
   test('an unknown top-level key is refused, so typos do not pass silently', () => {
