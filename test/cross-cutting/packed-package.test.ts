@@ -211,11 +211,12 @@ describe('an app with only one of the two frameworks installed', () => {
     return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>
   }
 
-  test('declares both frameworks as optional peers, so that npm installs neither by itself', async () => {
+  test('declares both frameworks, and the Express types its declarations name, as optional peers, so that npm installs none by itself', async () => {
     const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'])
     const manifest = JSON.parse(stdout) as { peerDependencies?: Record<string, string>, peerDependenciesMeta?: Record<string, { optional?: boolean }> }
-    assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), ['express', 'fastify'])
-    for (const name of ['express', 'fastify']) assert.equal(manifest.peerDependenciesMeta?.[name]?.optional, true, `${name} is a required peer`)
+    const peers = ['@types/express', 'express', 'fastify']
+    assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), peers)
+    for (const name of peers) assert.equal(manifest.peerDependenciesMeta?.[name]?.optional, true, `${name} is a required peer`)
   })
 
   test('feast-authz/express imports and answers a request without fastify or fastify-plugin', { timeout: 120_000 }, async () => {
