@@ -65,7 +65,7 @@ export function subcommand<S extends string> (given: string | undefined, known: 
  */
 export function unknownName (what: string, given: string, known: readonly string[]): string {
   const name = given.startsWith('-') ? given.split('=', 1)[0]! : given
-  if (!/^-{0,2}[A-Za-z][A-Za-z-]{0,31}$/.test(name)) return `unknown ${what} (not shown: it may be a token)`
+  if (!/^(?:-{0,2}[A-Za-z][A-Za-z-]{0,31})?$/.test(name)) return `unknown ${what} (not shown: it may be a token)`
   return `unknown ${what} "${name}"${didYouMean(name.replace(/^-+/, ''), known)}`
 }
 

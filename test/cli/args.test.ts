@@ -25,6 +25,10 @@ describe('subcommand', () => {
     })
     expectError(() => subcommand('ghp_doNotPrintMe123', ['render']), { type: UsageError, message: 'unknown subcommand (not shown: it may be a token): expected render' })
   })
+
+  test('an empty subcommand is quoted as empty, not taken for a token', () => {
+    expectError(() => subcommand('', ['render']), { type: UsageError, message: 'unknown subcommand "": expected render' })
+  })
 })
 
 describe('parseCommandArgs', () => {
