@@ -26,17 +26,26 @@ export const TOKEN_FILE_BOUNDS: InputBounds = { maxBytes: MAX_TOKEN_FILE_BYTES, 
 /** {@link TOKEN_FILE_BOUNDS} in words, for the commands' help. */
 export const TOKEN_FILE_LIMITS = `${TOKEN_FILE_BOUNDS.maxBytes / 1024} KiB, and a pipe must end within ${TOKEN_FILE_BOUNDS.timeoutMs / 1000} s`
 
+/** What `--token-file` shows before reading a terminal, which echoes nothing of the token. */
+export const TERMINAL_PROMPT = 'Paste the token and press Enter (it is not shown; Ctrl-C cancels): '
+
 /**
  * The token of `--token` or `--token-file` (`-` reads standard input; named pipes and
- * `<(command)` are read too), trimmed; errors name the file and, past a bound, the bound.
+ * `<(command)` are read too), trimmed; errors name the file and, past a bound, the bound. From a
+ * terminal, one line is read without echo after `prompt` shows {@link TERMINAL_PROMPT}.
  */
-export async function readTokenArgument (token: string | undefined, tokenFile: string | undefined, bounds: InputBounds = TOKEN_FILE_BOUNDS): Promise<string> {
+export async function readTokenArgument (
+  token: string | undefined,
+  tokenFile: string | undefined,
+  prompt?: (text: string) => void,
+  bounds: InputBounds = TOKEN_FILE_BOUNDS
+): Promise<string> {
   if (token !== undefined) return token.trim()
   if (tokenFile === undefined) throw new UsageError('give --token or --token-file')
   const source = tokenFile === '-' ? '- (standard input)' : tokenFile
   let text: string
   try {
-    text = (await readBoundedInput(tokenFile, bounds)).toString('utf8')
+    text = (await readBoundedInput(tokenFile, bounds, prompt === undefined ? undefined : () => { prompt(TERMINAL_PROMPT) })).toString('utf8')
   } catch (error) {
     // Worded as the client words its own token files (token_path, the service-account file).
     throw new UsageError(`cannot read --token-file ${source}: ${describeTokenFileError(error)}`)

@@ -43,7 +43,7 @@ describe('readTokenArgument', () => {
   test('refuses a named pipe whose writer never closes it, naming it and the time bound', async () => {
     const pipe = namedPipe(dir, 'silent-pipe', 'silent')
     try {
-      await expectError(readTokenArgument(undefined, pipe.path, { maxBytes: 1024, timeoutMs: 100 }), {
+      await expectError(readTokenArgument(undefined, pipe.path, undefined, { maxBytes: 1024, timeoutMs: 100 }), {
         type: UsageError,
         message: `cannot read --token-file ${pipe.path}: it did not end within 0.1 s (does what writes it ever close it?)`
       })

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { run } from '../../src/cli/commands/inspect.ts'
-import { runCli, runCliInBash, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
+import { runCli, runCliInBash, runCliOnTerminal, runInProcess, scriptMissing, useOidcConfig, type CliRun } from '../helpers/cli.ts'
+import { TERMINAL_PROMPT } from '../../src/cli/inputs.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
 
@@ -20,6 +21,7 @@ async function inspect (...args: string[]): Promise<CliRun> {
 }
 
 const oidc = useOidcConfig(dir)
+const terminalMissing = scriptMissing()
 
 function unreachableConfig (): string {
   const path = join(dir, 'unreachable.yaml')
@@ -189,6 +191,36 @@ describe('feast-authz inspect', () => {
     const { code, stdout, stderr } = await runCli(['inspect', '--config', oidc.configPath, '--token-file', '-'], { input: `${token}\n` })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).username, 'stdin-user')
+  })
+
+  describe('--token-file - at a terminal', { skip: terminalMissing }, () => {
+    // Long enough to pass the 4095 bytes a terminal keeps of a line in its usual mode, short of the 8 KiB token limit.
+    const longToken = async (): Promise<string> => await oidc.provider.issue({
+      preferred_username: 'terminal-user',
+      groups: Array.from({ length: 120 }, (_, i) => `group-${i}-of-a-large-directory`)
+    })
+
+    test('reads a pasted token whole, past the 4095 bytes a terminal keeps of a line, and echoes none of it', async () => {
+      const token = await longToken()
+      assert.ok(token.length > 4096 && token.length < 8192, `token of ${token.length} bytes`)
+      const { code, screen } = await runCliOnTerminal(['inspect', '--config', oidc.configPath, '--token-file', '-'], `${token}\r`, TERMINAL_PROMPT)
+      assert.equal(code, 0, screen)
+      assert.match(screen, /"username": "terminal-user"/)
+      assert.ok(!screen.includes(token.split('.')[2] ?? ''), 'the token was echoed')
+    })
+
+    test('a character taken back with Backspace is not part of the token', async () => {
+      const token = await longToken()
+      const { code, screen } = await runCliOnTerminal(['inspect', '--config', oidc.configPath, '--token-file', '-'], `x\x7f${token}\r`, TERMINAL_PROMPT)
+      assert.equal(code, 0, screen)
+      assert.match(screen, /"username": "terminal-user"/)
+    })
+
+    test('Ctrl-C at the prompt cancels, exit 2', async () => {
+      const { code, screen } = await runCliOnTerminal(['inspect', '--config', oidc.configPath, '--token-file', '-'], 'eyJ\x03', TERMINAL_PROMPT)
+      assert.equal(code, 2, screen)
+      assert.match(screen, /feast-authz inspect: cannot read --token-file - \(standard input\): cancelled with Ctrl-C/)
+    })
   })
 
   test('--token-file <(command) reads the token the command writes', async () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -64,6 +64,54 @@ export async function runCliInBash (commandLine: string, args: readonly string[]
   // The paths arrive as positional parameters, kept in shell variables: nothing is quoted into the script, nothing exported.
   const script = `node=$1 tsx=$2 main=$3; shift 3\nfeast-authz () { "$node" --import "$tsx" "$main" "$@"; }\n${commandLine}`
   return await start('bash', ['-c', script, 'bash', process.execPath, TSX, MAIN, ...args], options).exited
+}
+
+/** What `feast-authz` printed on a terminal of its own: stdout and stderr as the terminal shows them (`\r\n` line ends). */
+export interface TerminalRun {
+  readonly code: number | null
+  readonly screen: string
+}
+
+/**
+ * Why no terminal can be given to a command here (util-linux `script` is missing), or undefined:
+ * tests that type at a terminal skip with this reason. Debian and Ubuntu always have it (package
+ * bsdutils); CI checks for it (.ci/run), so under CI its absence throws instead.
+ */
+export function scriptMissing (): string | undefined {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'pipe', timeout: 20_000 })
+    return undefined
+  } catch (error) {
+    const missing = `util-linux's script is not installed (${(error as NodeJS.ErrnoException).code ?? 'failed'}); install the Debian package bsdutils to run these tests`
+    if (process.env.CI !== undefined) throw new Error(`CI must run the terminal tests: ${missing}`)
+    return missing
+  }
+}
+
+/**
+ * Runs `feast-authz <args>` on a terminal of its own (util-linux `script` opens one, in its usual
+ * line-by-line mode, echo on), and types `keys` at it once `waitFor` shows on its screen, as a
+ * person pasting at a prompt would. The environment is as minimal as {@link runCli}'s.
+ */
+export async function runCliOnTerminal (args: readonly string[], keys: string, waitFor: string, options: Omit<RunCliOptions, 'input'> = {}): Promise<TerminalRun> {
+  const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`
+  const commandLine = [process.execPath, '--import', TSX, MAIN, ...args].map(quote).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--flush', '--command', commandLine, '/dev/null'], {
+    cwd: options.cwd ?? ROOT,
+    env: { PATH: process.env.PATH, SHELL: '/bin/sh', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  let screen = ''
+  let typed = false
+  child.stdin.on('error', () => {})
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    screen += chunk
+    if (!typed && screen.includes(waitFor)) { typed = true; child.stdin.write(keys) }
+  })
+  return await new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => { resolve({ code, screen }) })
+  })
 }
 
 function start (command: string, argv: readonly string[], options: RunCliOptions): RunningCli {

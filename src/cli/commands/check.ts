@@ -35,7 +35,8 @@ Evaluates one request exactly as requirePermission would and prints JSON:
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token-file
                  authenticate a token as the server would (like \`feast-authz inspect\`);
-                 --token-file - reads standard input; a token file or pipe holds at
+                 --token-file - reads standard input (at a terminal, one line, not
+                 shown); a token file or pipe holds at
                  most ${TOKEN_FILE_LIMITS};
                  --config defaults to FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
   --verbose      log details and stack traces (--debug is the same)
@@ -64,7 +65,7 @@ interface Args {
 export const run: CliCommand = async (argv, io) => {
   let args: Args
   try {
-    const parsed = await parseArgv(argv, io.env)
+    const parsed = await parseArgv(argv, io)
     if (parsed === 'help') { io.stdout(HELP); return EXIT.ok }
     args = parsed
   } catch (error) {
@@ -144,7 +145,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' }
 } as const
 
-async function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Args | 'help'> {
+async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'help'> {
+  const env = io.env
   const { values } = parseCommandArgs(argv, OPTIONS)
   if (values.help === true) return 'help'
   if (values.permissions === undefined) throw new UsageError('--permissions is required')
@@ -159,7 +161,7 @@ async function parseArgv (argv: readonly string[], env: NodeJS.ProcessEnv): Prom
   return {
     permissions: values.permissions,
     principal: values.principal,
-    ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(undefined, values['token-file']) } : {}),
+    ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(undefined, values['token-file'], io.stderr) } : {}),
     verbose: values.verbose === true || values.debug === true,
     resource,
     actions

@@ -14,8 +14,9 @@ Authenticates the token exactly as the server would and prints the principal
   --config       the server's feature_store.yaml (default: FEATURE_STORE_YAML_BASE64,
                  then ./feature_store.yaml)
   --token        the token itself
-  --token-file   a file holding the token; - reads standard input; pipes and <(command)
-                 too; at most ${TOKEN_FILE_LIMITS}
+  --token-file   a file holding the token; - reads standard input (at a terminal, one
+                 line, not shown); pipes and <(command) too;
+                 at most ${TOKEN_FILE_LIMITS}
   --explain      also print, on stderr, the token's header and claims (decoded without
                  verification) next to what the configuration expects, with hints; done
                  anyway when the token is rejected
@@ -46,7 +47,7 @@ export const run: CliCommand = async (argv, io) => {
     const { values } = parseCommandArgs(argv, OPTIONS)
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give one of --token and --token-file, not both')
-    token = await readTokenArgument(values.token, values['token-file'])
+    token = await readTokenArgument(values.token, values['token-file'], io.stderr)
     config = configArgument(values.config, io.env)
     explain = values.explain === true
     verbose = values.verbose === true || values.debug === true
