@@ -3,8 +3,7 @@
  * sample rows. The format is documented in docs/reference-server.md. Every error names the
  * file, the line when known, the field path, the bad value and what was expected.
  */
-import { ConfigError, type FeatureStoreFile } from '../index.ts'
-import { readRegistryYamlFile } from '../registry/index.ts'
+import { ConfigError, readRegistryYamlFile, type FeatureStoreFile } from '../registry/index.ts'
 import {
   FEATURE_VIEW_KINDS, catalogFromSnapshot,
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow

@@ -4,7 +4,7 @@
  * {@link FeatureCatalog}; the YAML file is one way to fill it, a Feast registry file
  * (`catalogFromFeastRegistry` in src/registry/) another.
  */
-import type { Resource } from '../index.ts'
+import type { Resource } from '../permissions/index.ts'
 
 /** The feature view classes the server serves; the kind is the resource type permissions see. */
 export const FEATURE_VIEW_KINDS = ['FeatureView', 'BatchFeatureView', 'StreamFeatureView', 'OnDemandFeatureView', 'LabelView'] as const

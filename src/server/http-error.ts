@@ -1,4 +1,4 @@
-import { FeastAuthzError } from '../index.ts'
+import { FeastAuthzError } from '../registry/index.ts'
 
 /** A request the server understood but refuses: Fastify answers with its status and message. */
 export class HttpError extends FeastAuthzError {

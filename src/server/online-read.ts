@@ -7,7 +7,7 @@
  * sees a join key, an entity or a feature list in an error. The Fastify reference server and the
  * Express example of docs/reference-server.md both run these two steps.
  */
-import type { Resource } from '../index.ts'
+import type { Resource } from '../permissions/index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean } from './feast-boolean.ts'
 import { EPOCH, type OnlineStore } from './online-store.ts'
