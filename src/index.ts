@@ -9,6 +9,7 @@
  * - `feast-authz/operator`: a FeatureStore resource rendered into auth configuration.
  * - `feast-authz/client`: token resolution and header injection for clients.
  * - `feast-authz/server`: the reference feature server.
+ * - `feast-authz/online`: Feast's online reads (catalog, online store, get-online-features) without Fastify.
  */
 export { feastAuthz as default, feastAuthz, type FeastAuthzOptions, type FeastAuthzDecorator, type RouteAuthzConfig } from './adapters/fastify.ts'
 export type { FastifyPermissionSpec } from './adapters/fastify-permissions.ts'

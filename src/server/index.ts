@@ -1,15 +1,8 @@
-/** The reference feature server (`feast-authz serve`, `npm start`); see docs/reference-server.md. */
+/**
+ * The reference feature server (`feast-authz serve`, `npm start`), a Fastify app; see
+ * docs/reference-server.md. It also re-exports everything of `feast-authz/online` (the catalog,
+ * the online store and the get-online-features steps it is built on), which an app without
+ * Fastify imports from there instead.
+ */
 export { buildReferenceServer, type ReferenceServerOptions } from './app.ts'
-export { loadYamlCatalogFile, parseYamlCatalog } from './catalog-yaml.ts'
-export {
-  emptyCatalog, catalogForProject, catalogFromSnapshot, entityColumnsOf, FEATURE_VIEW_KINDS,
-  type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind,
-  type YamlCatalogSnapshot, type SampleRow
-} from './catalog.ts'
-export { catalogFromFeastRegistry } from './catalog-from-feast.ts'
-export {
-  readFeatures, readTarget,
-  type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
-} from './online-read.ts'
-export { createOnlineStore, type OnlineStore, type StoredRow } from './online-store.ts'
-export { exactJson } from './exact-json.ts'
+export * from './online.ts'

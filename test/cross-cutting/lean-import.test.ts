@@ -56,6 +56,10 @@ describe('the root import', () => {
     assert.deepEqual(await loadedAfter("await import('./src/adapters/express.ts')"), { kubernetes: false, protobuf: false })
   })
 
+  test('nor does the online-read entry', async () => {
+    assert.deepEqual(await loadedAfter("await import('./src/server/online.ts')"), { kubernetes: false, protobuf: false })
+  })
+
   test('nor does a Fastify server in oidc mode off-cluster, with the plugin registered and ready', async () => {
     const loaded = await loadedAfter(`
       const { default: Fastify } = await import('fastify')

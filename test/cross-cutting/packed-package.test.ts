@@ -169,11 +169,11 @@ describe('the published package', () => {
       "const main = require('feast-authz')",
       "const client = require('feast-authz/client')",
       "const server = require('feast-authz/server')",
-      "const subpaths = ['permissions', 'registry', 'operator'].map((name) => Object.keys(require('feast-authz/' + name)).length > 0)",
+      "const subpaths = ['permissions', 'registry', 'operator', 'online'].map((name) => Object.keys(require('feast-authz/' + name)).length > 0)",
       'process.stdout.write(JSON.stringify([typeof express.feastAuthzExpress, typeof main.default, typeof main.loadAuthConfig, Object.keys(client).length > 0, Object.keys(server).length > 0, ...subpaths]))'
     ].join('\n'))
     const { stdout, stderr } = await run(process.execPath, ['run.cjs'], { cwd: consumer })
-    assert.equal(stdout, '["function","function","function",true,true,true,true,true]', stderr)
+    assert.equal(stdout, '["function","function","function",true,true,true,true,true,true]', stderr)
   })
 
   test('its bin runs from the build (a published package has no sources)', { timeout: 120_000 }, async () => {
@@ -241,6 +241,52 @@ describe('an app with only one of the two frameworks installed', () => {
     assert.deepEqual(outcome, { answer: { status: 200, body: { caller: 'anonymous' } }, hidden: ['ERR_MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND'], required: [] })
   })
 
+  test('feast-authz/online imports and serves an online read in an Express app without fastify or fastify-plugin', { timeout: 120_000 }, async () => {
+    const outcome = await runWithout(['fastify', 'fastify-plugin'], 'online-read-express', [
+      "import { once } from 'node:events'",
+      "import express from 'express'",
+      "import { pino } from 'pino'",
+      "import { feastAuthzExpress, feastAuthzLoggerOptions } from 'feast-authz/express'",
+      "import { createOnlineStore, exactJson, loadYamlCatalogFile, readFeatures, readTarget } from 'feast-authz/online'",
+      'const catalog = loadYamlCatalogFile({ source: \'registry.yaml\', yaml: [',
+      "  'project: p',",
+      "  'feature_views: [{name: driver_stats, kind: FeatureView, entities: [driver_id], features: [conv_rate]}]',",
+      "  'sample_rows: {driver_stats: [{driver_id: 1001, conv_rate: 0.5, event_timestamp: \"2026-11-01T10:00:00Z\"}]}'",
+      "].join('\\n') })",
+      'const store = createOnlineStore(catalog)',
+      "const authz = feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, logger: pino({ ...feastAuthzLoggerOptions, level: 'silent' }) })",
+      'const app = express()',
+      'app.use(authz.authenticate)',
+      "app.post('/get-online-features', express.json(),",
+      '  (req, res, next) => { res.locals.target = readTarget(catalog, req.body); next() },',
+      "  authz.requirePermission({ resources: (req) => req.res.locals.target.resources, actions: 'READ_ONLINE' }),",
+      "  (req, res) => { res.type('json').send(exactJson(readFeatures(res.locals.target, store))) })",
+      "const server = app.listen(0, '127.0.0.1')",
+      "await once(server, 'listening')",
+      "const response = await fetch('http://127.0.0.1:' + server.address().port + '/get-online-features', {",
+      "  method: 'POST', headers: { 'content-type': 'application/json' },",
+      "  body: JSON.stringify({ features: ['driver_stats:conv_rate'], entities: { driver_id: [1001] } })",
+      '})',
+      'const answer = { status: response.status, body: await response.json() }',
+      'server.close()',
+      'await authz.close()'
+    ])
+    assert.deepEqual(outcome, {
+      answer: {
+        status: 200,
+        body: {
+          metadata: { feature_names: ['driver_id', 'conv_rate'] },
+          results: [
+            { values: [1001], statuses: ['PRESENT'], event_timestamps: ['1970-01-01T00:00:00Z'] },
+            { values: [0.5], statuses: ['PRESENT'], event_timestamps: ['2026-11-01T10:00:00Z'] }
+          ]
+        }
+      },
+      hidden: ['ERR_MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND'],
+      required: []
+    })
+  })
+
   test('the root entry registers its Fastify plugin and answers a request without express', { timeout: 120_000 }, async () => {
     const outcome = await runWithout(['express'], 'fastify-only', [
       "import Fastify from 'fastify'",
@@ -255,9 +301,15 @@ describe('an app with only one of the two frameworks installed', () => {
     assert.deepEqual(outcome, { answer: { status: 200, body: { caller: 'anonymous' } }, hidden: ['ERR_MODULE_NOT_FOUND'], required: [] })
   })
 
-  /** A strict Express app, checked without skipLibCheck, that lists the declaration files it read. */
-  async function expressApp (name: string): Promise<string> {
-    return await typedConsumer(name, [
+  /**
+   * Strict apps of the two entry points that load no Fastify, checked without skipLibCheck: the
+   * Express middleware, and the online reads (catalog, store, get-online-features) served by Express.
+   */
+  const FASTIFY_FREE_APPS = [{
+    app: 'Express app',
+    entry: 'feast-authz/express',
+    declarations: 'node_modules/feast-authz/dist/adapters/express.d.ts',
+    source: [
       "import express from 'express'",
       "import { pino } from 'pino'",
       "import { CHANNELS, feastAuthzExpress, feastAuthzLoggerOptions, type FeastAuthzExpressOptions, type Principal, type Resource } from 'feast-authz/express'",
@@ -269,14 +321,37 @@ describe('an app with only one of the two frameworks installed', () => {
       "app.get('/views/:name', authz.requirePermission({ resources: (req) => view(String(req.params.name)), actions: 'DESCRIBE' }),",
       '  (req, res) => { const caller: Principal | null | undefined = req.principal; res.json({ caller: caller?.username }) })',
       'export { app, CHANNELS }'
-    ], { skipLibCheck: false })
-  }
+    ]
+  }, {
+    app: 'Express app serving online reads',
+    entry: 'feast-authz/online',
+    declarations: 'node_modules/feast-authz/dist/server/online.d.ts',
+    source: [
+      "import express from 'express'",
+      'import {',
+      '  catalogFromFeastRegistry, createOnlineStore, exactJson, loadYamlCatalogFile, readFeatures, readTarget,',
+      '  type FeatureCatalog, type OnlineFeaturesResponse, type OnlineStore, type ReadTarget',
+      "} from 'feast-authz/online'",
+      "const catalog: FeatureCatalog = loadYamlCatalogFile('./registry.yaml')",
+      'const store: OnlineStore = createOnlineStore(catalog)',
+      'const app = express()',
+      "app.post('/get-online-features', express.json(), (req, res) => {",
+      '  const target: ReadTarget = readTarget(catalog, req.body)',
+      '  const answer: OnlineFeaturesResponse = readFeatures(target, store)',
+      "  res.type('json').send(exactJson(answer))",
+      '})',
+      'export { app, catalogFromFeastRegistry }'
+    ]
+  }] as const
 
-  for (const [index, { name, tsc }] of COMPILERS.entries()) {
-    test(`type-checks a strict Express app without skipLibCheck under ${name}: the declarations of feast-authz/express never reach fastify or fastify-plugin`, { timeout: 120_000 }, async () => {
-      const files = await filesCheckedIn(await expressApp(`express-app-${index}`), tsc)
-      assert.ok(files.some((file) => file.endsWith('node_modules/feast-authz/dist/adapters/express.d.ts')), 'the listing names the declarations it checked')
-      assert.deepEqual(files.filter((file) => /\/node_modules\/fastify(-plugin)?\//.test(file)), [])
-    })
+  for (const { app, entry, declarations, source } of FASTIFY_FREE_APPS) {
+    for (const [index, { name, tsc }] of COMPILERS.entries()) {
+      test(`type-checks a strict ${app} without skipLibCheck under ${name}: the declarations of ${entry} never reach fastify or fastify-plugin`, { timeout: 120_000 }, async () => {
+        const consumer = await typedConsumer(`${entry.replace(/\W/g, '-')}-app-${index}`, source, { skipLibCheck: false })
+        const files = await filesCheckedIn(consumer, tsc)
+        assert.ok(files.some((file) => file.endsWith(declarations)), 'the listing names the declarations it checked')
+        assert.deepEqual(files.filter((file) => /\/node_modules\/fastify(-plugin)?\//.test(file)), [])
+      })
+    }
   }
 })

@@ -5,7 +5,7 @@ import ts from 'typescript'
 
 /**
  * The public API as the TypeScript compiler sees it: every export of the entry points
- * (`feast-authz`, `/express`, `/permissions`, `/registry`, `/operator`, `/client`, `/server`) carries a TSDoc comment, the main functions
+ * (`feast-authz`, `/express`, `/permissions`, `/registry`, `/operator`, `/client`, `/server`, `/online`) carries a TSDoc comment, the main functions
  * show an example, and the security-relevant options carry a WARNING.
  */
 
@@ -17,7 +17,8 @@ const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'feast-authz/registry': 'src/registry/index.ts',
   'feast-authz/operator': 'src/operator/index.ts',
   'feast-authz/client': 'src/client/index.ts',
-  'feast-authz/server': 'src/server/index.ts'
+  'feast-authz/server': 'src/server/index.ts',
+  'feast-authz/online': 'src/server/online.ts'
 }
 
 /** The functions a user starts from: their comment shows how to call them. */
