@@ -19,7 +19,7 @@ const IMPORTS: Record<string, string> = {
   express: import.meta.resolve('express'),
   // The entry of the sources, whose default logger (the example gives none) writes into exampleLogs, not stdout.
   'feast-authz/express': import.meta.resolve('../../helpers/express-entry-for-examples.ts'),
-  'feast-authz/server': pathToFileURL(join(REPO, 'src/server/index.ts')).href
+  'feast-authz/online': pathToFileURL(join(REPO, 'src/server/online.ts')).href
 }
 
 let provider: TestProvider
