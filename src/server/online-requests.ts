@@ -5,7 +5,7 @@
  * for the store). Unknown names are 404 (a push source feeding no view: 422, as in Feast),
  * inconsistent bodies 422.
  */
-import type { Action } from '../index.ts'
+import type { Action } from '../permissions/index.ts'
 import { notFound, unprocessable } from './http-error.ts'
 import { ENTITY_KEY_TYPES, columnLength, entityKeyFault, nonFiniteText } from './online-read.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
