@@ -25,6 +25,7 @@ export const STARTUP_PROBES: ReadonlyArray<{ id: string, label: string, imports:
   { id: 'feast-authz', label: '`feast-authz`', imports: ['dist:index.js'] },
   { id: 'feast-authz/express', label: '`feast-authz/express`', imports: ['dist:adapters/express.js'] },
   { id: 'feast-authz/client', label: '`feast-authz/client`', imports: ['dist:client/index.js'] },
+  { id: 'feast-authz/online', label: '`feast-authz/online`', imports: ['dist:server/online.js'] },
   { id: 'feast-authz/server', label: '`feast-authz/server`', imports: ['dist:server/index.js'] }
 ]
 
