@@ -44,11 +44,15 @@ export async function readTokenArgument (
   if (tokenFile === undefined) throw new UsageError('give --token or --token-file')
   const source = tokenFile === '-' ? '- (standard input)' : tokenFile
   let text: string
+  let prompted = false
   try {
-    text = (await readBoundedInput(tokenFile, bounds, prompt === undefined ? undefined : () => { prompt(TERMINAL_PROMPT) })).toString('utf8')
+    text = (await readBoundedInput(tokenFile, bounds, prompt === undefined ? undefined : () => { prompted = true; prompt(TERMINAL_PROMPT) })).toString('utf8')
   } catch (error) {
     // Worded as the client words its own token files (token_path, the service-account file).
     throw new UsageError(`cannot read --token-file ${source}: ${describeTokenFileError(error)}`)
+  } finally {
+    // Nothing was echoed, not even Enter: what follows starts on a line of its own.
+    if (prompted) prompt?.('\n')
   }
   const trimmed = text.trim()
   if (trimmed === '') throw new UsageError(`--token-file ${source} is empty`)

@@ -207,6 +207,7 @@ describe('feast-authz inspect', () => {
       assert.equal(code, 0, screen)
       assert.match(screen, /"username": "terminal-user"/)
       assert.ok(!screen.includes(token.split('.')[2] ?? ''), 'the token was echoed')
+      assert.ok(screen.includes(`${TERMINAL_PROMPT}\r\n{`), 'the answer starts on a line of its own')
     })
 
     test('a character taken back with Backspace is not part of the token', async () => {
