@@ -11,6 +11,7 @@ import {
 import { utcInstant } from './utc-instant.ts'
 import { INT64_RANGE, isInt64 } from './exact-integers.ts'
 import { NOT_FOUND, findNested } from './nested-value.ts'
+import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
 
 /**
  * Reads and validates a registry YAML file (a path, or `{ yaml, source }` text). A file that cannot
@@ -304,11 +305,14 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
       for (const column of Object.keys(row)) {
         if (!columns.has(column)) fail(['sample_rows', viewName, i, column], `unknown column${ConfigError.didYouMean(column, [...columns])} (expected ${[...columns].join(', ')})`)
       }
-      for (const key of (view as FeatureViewDef).entities) {
+      const keys = (view as FeatureViewDef).entities
+      for (const key of keys) {
         if (row[key] === undefined || row[key] === null) fail(['sample_rows', viewName, i], `missing join key ${JSON.stringify(key)}`)
+        const fault = entityKeyFault(row[key])
+        if (fault !== undefined) fail(['sample_rows', viewName, i, key], `expected ${ENTITY_KEY_TYPES} (a join key), got ${fault}`)
       }
       for (const [column, value] of Object.entries(row)) {
-        const fault = column === EVENT_TIMESTAMP ? undefined : sampleValueFault(value)
+        const fault = column === EVENT_TIMESTAMP || keys.includes(column) ? undefined : sampleValueFault(value)
         if (fault !== undefined) fail(['sample_rows', viewName, i, column], fault)
       }
       const time = row[EVENT_TIMESTAMP]
@@ -322,7 +326,7 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
 }
 
 /**
- * Why a sample row's value cannot be served as the write routes would take it, or undefined: a
+ * Why a sample row's feature value cannot be served as the write routes would take it, or undefined: a
  * number that is not finite (`.inf`, `.nan`), which no JSON answer can carry, or an integer
  * beyond int64, which Feast cannot store; alone, or within a list or map.
  */

@@ -14,7 +14,9 @@ import { EPOCH, type OnlineStore } from './online-store.ts'
 import { serviceResource, viewResource, type EntityColumns, type FeatureCatalog, type FeatureRef, type FeatureServiceDef, type FeatureViewDef } from './catalog.ts'
 import { DUMMY_JOIN_KEY, DUMMY_KEY_VALUE, entityColumns, sortEntityColumns, tableKeys, type SortedEntityColumns } from './entity-columns.ts'
 import { isIntegerLikeKey, keysAsWritten } from './json-key-order.ts'
-import { INT64_RANGE, isInt64, readExactly } from './exact-integers.ts'
+import { readExactly } from './exact-integers.ts'
+import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
+import { jsonType } from './value-text.ts'
 
 /**
  * An entity value: Feast's entity keys are scalars. An integer beyond ±(2^53 − 1) is a BigInt,
@@ -545,33 +547,4 @@ export function checkReadBody (input: unknown, text?: string): GetOnlineFeatures
 
 function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** What an entity key may be, for the messages refusing one. */
-export const ENTITY_KEY_TYPES = 'a string, finite number, boolean or null'
-
-/**
- * Why a value cannot be an entity key, or undefined when it can: Feast's keys are scalars, and a
- * number JSON reads as infinite (`1e400`) is none. Feast turns it into an int64 key with `int()`,
- * which fails (a 500); here, where keys are compared as JSON, it would read as `null`'s key. An
- * integer (a BigInt, read exactly) must fit int64: Feast's protobuf refuses a larger one (a 500).
- */
-export function entityKeyFault (value: unknown): string | undefined {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
-  if (typeof value === 'bigint') return isInt64(value) ? undefined : `an integer beyond int64 (${INT64_RANGE})`
-  if (typeof value !== 'number') return jsonType(value)
-  return Number.isFinite(value) ? undefined : nonFiniteText(value)
-}
-
-/** A number that is not finite, as the messages refusing one describe it. */
-export function nonFiniteText (value: number): string {
-  return Number.isNaN(value) ? 'NaN' : `a number beyond ±1.8e308 (${String(value)})`
-}
-
-/** The JSON type of a value, never the value itself (it may be huge, or deeply nested). */
-function jsonType (value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'a list'
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }

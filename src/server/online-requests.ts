@@ -7,7 +7,9 @@
  */
 import type { Action } from '../permissions/index.ts'
 import { notFound, unprocessable } from './http-error.ts'
-import { ENTITY_KEY_TYPES, columnLength, entityKeyFault, nonFiniteText } from './online-read.ts'
+import { columnLength } from './online-read.ts'
+import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
+import { nonFiniteText } from './value-text.ts'
 import { EVENT_TIMESTAMP } from './catalog-yaml.ts'
 import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'

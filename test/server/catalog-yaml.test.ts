@@ -86,10 +86,31 @@ describe('the registry YAML file', () => {
     assert.deepEqual(load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1001, rate: -9007199254740991}\n`).sampleRows('stats'), [{ driver_id: 1001, rate: -9007199254740991 }])
   })
 
-  test('a sample row\'s integer beyond int64 is refused with the file, line and column', () => {
-    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 9223372036854775808, rate: 1}\n`), {
+  test('a sample row\'s feature value beyond int64 is refused with the file, line and column', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1, rate: 9223372036854775808}\n`), {
       type: ConfigError,
-      message: 'registry.yaml:8:8: sample_rows.stats[0].driver_id: expected integers within int64 (-9223372036854775808 to 9223372036854775807), as Feast stores them, got one beyond it'
+      message: 'registry.yaml:8:22: sample_rows.stats[0].rate: expected integers within int64 (-9223372036854775808 to 9223372036854775807), as Feast stores them, got one beyond it'
+    })
+  })
+
+  test('a sample row\'s join key beyond int64 is refused as the routes refuse such a key', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: -9223372036854775809, rate: 1}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:8: sample_rows.stats[0].driver_id: expected a string, finite number, boolean or null (a join key), got an integer beyond int64 (-9223372036854775808 to 9223372036854775807)'
+    })
+  })
+
+  test('a sample row\'s join key written as a number beyond int64 (1e19) is refused too: keys compare as integers', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1e19, rate: 1}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:8: sample_rows.stats[0].driver_id: expected a string, finite number, boolean or null (a join key), got a number beyond int64 (-9223372036854775808 to 9223372036854775807), the range of an integer key'
+    })
+  })
+
+  test('a sample row\'s join key that is a list is refused: Feast\'s keys are scalars', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: [1, 2], rate: 1}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:8: sample_rows.stats[0].driver_id: expected a string, finite number, boolean or null (a join key), got a list'
     })
   })
 

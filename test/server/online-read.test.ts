@@ -134,6 +134,20 @@ describe('readFeatures: after the check', () => {
     })
   })
 
+  test('an entity value written as a number beyond int64 (1e19) is a 422, as the integer 10000000000000000000 is: keys compare as integers', () => {
+    const text = '{"features": ["zipcode_features:population"], "entities": {"zipcode": [1e19]}}'
+    expectError(() => readTarget(registry, JSON.parse(text), text), {
+      statusCode: 422,
+      message: 'entities.zipcode[0] must be a string, finite number, boolean or null (an entity key), got a number beyond int64 (-9223372036854775808 to 9223372036854775807), the range of an integer key'
+    })
+  })
+
+  test('an entity value written as a number beyond 2^53 but within int64 (1e18) is still accepted', () => {
+    const text = '{"features": ["zipcode_features:population"], "entities": {"zipcode": [1e18, 1.5]}}'
+    const response = readFeatures(readTarget(registry, JSON.parse(text), text), store)
+    assert.deepEqual(response.results[0]?.values, [1e18, 1.5])
+  })
+
   test('with full feature names, a view read as view@latest is named by the view\'s own name', () => {
     const response = readFeatures(readTarget(registry, { features: ['credit_history@latest:credit_card_due'], entities: { dob_ssn: ['19530219_5179'] }, full_feature_names: true }), store)
     assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_history__credit_card_due'])

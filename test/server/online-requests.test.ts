@@ -38,6 +38,14 @@ describe('rowsFor: a data frame as rows', () => {
     })
   })
 
+  test('a join key written as a number beyond int64 (-1e19) is a 422 in the join key words; as a feature value it is a double', () => {
+    expectError(() => rowsFor(view, { id: [-1e19], rate: [1] }), {
+      statusCode: 422,
+      message: 'df.id[0] must be a string, finite number, boolean or null (a join key of feature view "v"), got a number beyond int64 (-9223372036854775808 to 9223372036854775807), the range of an integer key'
+    })
+    assert.deepEqual(rowsFor(view, { id: [1], rate: [1e19] }), [{ id: 1, rate: 1e19 }])
+  })
+
   test('a column called __proto__ becomes an ordinary column of each row, never the row\'s prototype', () => {
     const [row] = rowsFor(view, JSON.parse('{"id": [1], "__proto__": [{"event_timestamp": "not a time"}]}') as DataFrame)
     assert.equal(Object.getPrototypeOf(row), Object.prototype)
