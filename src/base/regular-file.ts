@@ -79,13 +79,21 @@ export function checkRegularFile (info: Stats): void {
   if (!info.isFile()) throw new NotRegularFileError(kindOf(info))
 }
 
-/** A file-system error in words: `file not found`, `permission denied`, `is a named pipe (FIFO), expected a file`. */
+/**
+ * A file-system error in words: `file not found`, `permission denied`, `is a named pipe (FIFO),
+ * expected a file`; never the path, which the caller names (or not: a token given where a path
+ * goes is one, see `pathForMessage`). Node's messages end with it (`ELOOP: ..., open '<path>'`).
+ */
 export function describeReadError (error: unknown): string {
   const code = (error as { code?: unknown }).code
   if (code === 'ENOENT') return 'file not found'
   if (code === 'EACCES') return 'permission denied'
   if (code === 'EISDIR') return 'is a directory, expected a file'
-  return (error as Error).message
+  if (code === 'ENAMETOOLONG') return 'the name is too long for a file'
+  const message = (error as Error).message
+  const syscall = (error as { syscall?: unknown }).syscall
+  const pathAt = typeof syscall === 'string' ? message.indexOf(`, ${syscall} '`) : -1
+  return pathAt < 0 ? message : message.slice(0, pathAt)
 }
 
 function kindOf (info: Stats): string {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import { BASE64_ENV } from '../config/feature-store-file.ts'
 import { readBoundedInput, type InputBounds } from './bounded-input.ts'
@@ -49,7 +50,10 @@ export async function readTokenArgument (
     text = (await readBoundedInput(tokenFile, bounds, prompt === undefined ? undefined : () => { prompted = true; prompt(TERMINAL_PROMPT) })).toString('utf8')
   } catch (error) {
     // Worded as the client words its own token files (token_path, the service-account file).
-    throw new UsageError(`cannot read --token-file ${source}: ${describeTokenFileError(error)}`)
+    // What names no file may be the token itself, given after --token-file instead of --token.
+    const shown = pathForMessage(source)
+    const hint = shown === source ? '' : ' (a token itself goes after --token)'
+    throw new UsageError(`cannot read --token-file ${shown}: ${describeTokenFileError(error)}${hint}`)
   } finally {
     // Nothing was echoed, not even Enter: what follows starts on a line of its own.
     if (prompted) prompt?.('\n')

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { readRegularFile } from '../base/regular-file.ts'
+import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
@@ -176,7 +177,7 @@ async function resolveOidc (config: OidcAuthConfig, idp: IdpTokenSource | undefi
   }
   const fromFile = await readServiceAccountToken(saPath)
   if (fromFile !== undefined) return { token: fromFile, source: 'service_account_file' }
-  throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${saPath}`)
+  throw new TokenSourceError('no_token_source', `no OIDC token source configured: set one of \`token\`, \`token_env_var\` or \`client_secret\` (with \`auth_discovery_url\` and \`client_id\`) in the auth section, set SERVICE_OIDC_TOKEN or FEAST_OIDC_TOKEN, or run in a pod with a service-account token at ${pathForMessage(saPath)}`)
 }
 
 async function resolveKubernetes (
@@ -200,7 +201,7 @@ async function resolveKubernetes (
   const local = fromEnv(env, 'LOCAL_K8S_TOKEN')
   if (local !== undefined) return { token: local, source: 'LOCAL_K8S_TOKEN' }
   if (unreadable !== undefined) throw unreadable
-  throw new TokenSourceError('no_token_source', `no Kubernetes token: set \`user_token\` in the auth section, run in a pod with a service-account token at ${saPath}, or set LOCAL_K8S_TOKEN to the token of a service account on the server's cluster`)
+  throw new TokenSourceError('no_token_source', `no Kubernetes token: set \`user_token\` in the auth section, run in a pod with a service-account token at ${pathForMessage(saPath)}, or set LOCAL_K8S_TOKEN to the token of a service account on the server's cluster`)
 }
 
 /** Where a token came from, in words, for messages. */
@@ -215,7 +216,7 @@ function sourceDescription (source: TokenSource, config: OidcAuthConfig | Kubern
     }
     case 'client_secret': return 'the token endpoint'
     case 'token_path': return `the file ${config.type === 'kubernetes' ? config.token_path ?? '' : ''} (auth.token_path)`
-    case 'service_account_file': return `the service-account token file ${saPath}`
+    case 'service_account_file': return `the service-account token file ${pathForMessage(saPath)}`
     case 'SERVICE_OIDC_TOKEN': case 'FEAST_OIDC_TOKEN': case 'LOCAL_K8S_TOKEN': return `the variable ${source}`
   }
 }
@@ -238,16 +239,16 @@ function createTokenFile (path: string): () => Promise<string> {
       const info = await stat(path)
       signature = `${info.ino}:${info.size}:${info.mtimeMs}`
     } catch (error) {
-      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${describeTokenFileError(error)} (is the projected token volume mounted there?)`, { cause: error })
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)} (is the projected token volume mounted there?)`, { cause: error })
     }
     if (cached?.signature === signature) return cached.token
     let token: string | undefined
     try {
       token = readTokenFile(path)
     } catch (error) {
-      throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which cannot be read: ${describeTokenFileError(error)}`, { cause: error })
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)}`, { cause: error })
     }
-    if (token === undefined) throw new TokenSourceError('token_file_unreadable', `token_path is ${path}, which is empty or missing`)
+    if (token === undefined) throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which is empty or missing`)
     cached = { signature, token }
     return token
   }
@@ -258,7 +259,7 @@ async function readServiceAccountToken (path: string): Promise<string | undefine
   try {
     return readTokenFile(path)
   } catch (error) {
-    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${path}: ${describeTokenFileError(error)}`, { cause: error })
+    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${pathForMessage(path)}: ${describeTokenFileError(error)}`, { cause: error })
   }
 }
 

@@ -113,14 +113,13 @@ export function fromBase64 (encoded: string): FeatureStoreFile {
 }
 
 function fromPath (path: string | URL, file: YamlFileKind): FeatureStoreFile {
-  const name = path instanceof URL ? path.pathname : path
   const text = readTextFile(path, {
     maxBytes: MAX_FILE_BYTES,
     kind: file.kind,
     cannotRead: `cannot read ${file.what}`,
-    error: (message, cause) => new ConfigError(message, { source: name }, cause)
+    error: (message, source, cause) => new ConfigError(message, { source }, cause)
   })
-  return fromText(text, name, file)
+  return fromText(text, path instanceof URL ? path.pathname : path, file)
 }
 
 export function fromText (text: string, source: string | undefined, file: YamlFileKind = FEATURE_STORE): FeatureStoreFile {

@@ -1,3 +1,4 @@
+import { pathForMessage } from '../base/credential-shape.ts'
 import { describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
 
 /** How {@link readTextFile} bounds a file and words its errors, in the caller's own terms. */
@@ -9,10 +10,11 @@ export interface ReadTextFileOptions {
   /** Start of read-failure messages, e.g. `cannot read the permissions file`. */
   readonly cannotRead: string
   /**
-   * Builds the caller's error (ConfigError, PermissionError) with the file as its source.
+   * Builds the caller's error (ConfigError, PermissionError) with `source` as its source: the
+   * path, or, for a file that could not be read, the path as {@link pathForMessage} shows it.
    * `cause` is the file-system error on read failures: callers may look at its `code`.
    */
-  readonly error: (message: string, cause?: unknown) => Error
+  readonly error: (message: string, source: string, cause?: unknown) => Error
 }
 
 /**
@@ -21,10 +23,12 @@ export interface ReadTextFileOptions {
  * rather than an errno code.
  */
 export function readTextFile (path: string | URL, options: ReadTextFileOptions): string {
+  const name = path instanceof URL ? path.pathname : path
   try {
     return readRegularFile(path, options.maxBytes).toString('utf8')
   } catch (error) {
-    if (error instanceof FileTooLargeError) throw options.error(`file is ${error.size} bytes, larger than the ${options.maxBytes} bytes ${options.kind} may have`)
-    throw options.error(`${options.cannotRead}: ${describeReadError(error)}`, error)
+    if (error instanceof FileTooLargeError) throw options.error(`file is ${error.size} bytes, larger than the ${options.maxBytes} bytes ${options.kind} may have`, name)
+    // A path that names no file may be a token given in its place (`--config "$TOKEN"`).
+    throw options.error(`${options.cannotRead}: ${describeReadError(error)}`, pathForMessage(name), error)
   }
 }

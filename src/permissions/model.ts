@@ -2,6 +2,7 @@
  * The permission model, after Feast's `feast.permissions`: the shapes every other
  * module (decision engine, YAML and registry loaders, adapters) agrees on.
  */
+import { mayBeCredential, quotedUnlessCredential } from '../base/credential-shape.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
 import { OptionError } from '../base/errors.ts'
 
@@ -97,9 +98,13 @@ export function expandActions (names: readonly (Action | ActionGroup)[] | Action
   return out
 }
 
-/** The message for an action name that is neither an action nor a group. */
+/**
+ * The message for an action name that is neither an action nor a group. A string shaped like a
+ * credential (`--action "$TOKEN"`) is told by its length, not quoted, and no guess is made from it.
+ */
 export function unknownAction (name: unknown): string {
   const known = [...ACTIONS, ...Object.keys(ACTION_GROUPS)]
+  if (typeof name === 'string' && mayBeCredential(name)) return `unknown action: ${quotedUnlessCredential(name)} (expected one of ${known.join(', ')})`
   const guess = typeof name === 'string' ? didYouMean(name, known) : ''
   return `unknown action ${JSON.stringify(name) ?? String(name)}${guess} (expected one of ${known.join(', ')})`
 }

@@ -54,7 +54,7 @@ export function loadPermissionsFile (path: string): Permission[] {
     maxBytes: MAX_FILE_BYTES,
     kind: 'a permissions file',
     cannotRead: 'cannot read the permissions file',
-    error: (message, cause) => new PermissionError(message, { source: path }, cause)
+    error: (message, source, cause) => new PermissionError(message, { source }, cause)
   })
   return parsePermissionsYaml(text, path)
 }

@@ -3,6 +3,7 @@ import { statSync, type Stats } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
+import { pathForMessage } from '../base/credential-shape.ts'
 import { checkRegularFile, describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
 import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
@@ -283,7 +284,8 @@ function readStable (path: string, maxBytes: number): { bytes: Buffer, signature
       lastError = new Error('the file changed while it was read')
     } catch (error) {
       if (error instanceof FileTooLargeError) throw new ConfigError(`cannot use the Feast registry: the file is ${error.size} bytes, larger than the ${maxBytes} bytes accepted`, { source: path })
-      throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: path }, error)
+      // A path that names no file may be a token given in its place (`--registry "$TOKEN"`).
+      throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: pathForMessage(path) }, error)
     }
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50 * (attempt + 1))
   }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../../src/base/regular-file.ts'
+import { describeReadError, FileTooLargeError, NotRegularFileError, readRegularFile } from '../../src/base/regular-file.ts'
 import { expectError } from '../helpers/errors.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 
@@ -40,5 +40,25 @@ describe('readRegularFile', () => {
     const path = join(dir, 'large.txt')
     writeFileSync(path, 'x'.repeat(1025))
     expectError(() => readRegularFile(path, 1024), { type: FileTooLargeError, size: 1025, maxBytes: 1024 })
+  })
+})
+
+describe('describeReadError', () => {
+  /** The error readRegularFile throws for `path`. */
+  const failure = (path: string): unknown => {
+    try { readRegularFile(path, 1024) } catch (error) { return error }
+    throw new Error(`${path} was read`)
+  }
+
+  test('a name too long for a file (a token given as a path) is said in words, without the name', () => {
+    const name = `eyJhbGciOiJSUzI1NiJ9.${'do-not-print-me'.repeat(30)}`
+    assert.equal(describeReadError(failure(name)), 'the name is too long for a file')
+  })
+
+  test('any other file-system error keeps Node\'s reason but drops the path Node ends it with', () => {
+    const file = join(dir, 'a-file')
+    writeFileSync(file, '')
+    // A file used as a directory: ENOTDIR, whose message Node ends with the path.
+    assert.equal(describeReadError(failure(join(file, 'inside-a-file'))), 'ENOTDIR: not a directory')
   })
 })

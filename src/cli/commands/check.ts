@@ -1,3 +1,4 @@
+import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { describeValue } from '../../base/describe-value.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
@@ -170,16 +171,17 @@ async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'h
 
 function parseResource (text: string, tagArgs: readonly string[]): Resource {
   const colon = text.indexOf(':')
-  if (colon < 0) throw new UsageError(`--resource: expected <Type>:<name>, got ${describeValue(text)}`)
+  // Quoted unless shaped like a token: one pasted here would be printed.
+  if (colon < 0) throw new UsageError(`--resource: expected <Type>:<name>, got ${quotedUnlessCredential(text)}`)
   const type = text.slice(0, colon)
-  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${describeValue(type)}${didYouMean(type, RESOURCE_TYPES)}; expected one of ${RESOURCE_TYPES.join(', ')}`)
+  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${quotedUnlessCredential(type)}${mayBeCredential(type) ? '' : didYouMean(type, RESOURCE_TYPES)}; expected one of ${RESOURCE_TYPES.join(', ')}`)
   const name = text.slice(colon + 1)
   if (tagArgs.length === 0) return { type, name }
   const tags: Record<string, string> = Object.create(null) as Record<string, string>
   for (const arg of tagArgs) {
     const eq = arg.indexOf('=')
     const key = eq < 0 ? '' : arg.slice(0, eq)
-    if (key === '') throw new UsageError(`--tag: expected key=value, got ${describeValue(arg)}`)
+    if (key === '') throw new UsageError(`--tag: expected key=value, got ${quotedUnlessCredential(arg)}`)
     if (Object.hasOwn(tags, key)) throw new UsageError(`--tag: ${describeValue(key)} given twice`)
     tags[key] = arg.slice(eq + 1)
   }

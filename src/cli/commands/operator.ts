@@ -92,7 +92,7 @@ function readSecretFile (path: string): Array<{ object: Record<string, unknown>,
     maxBytes: MAX_SECRET_FILE_BYTES,
     kind: 'a Secret file',
     cannotRead: 'cannot read the Secret file',
-    error: (message, cause) => new ConfigError(message, { source: path }, cause)
+    error: (message, source, cause) => new ConfigError(message, { source }, cause)
   })
   // No alias has a use in a Secret: none is expanded.
   const documents = parseYamlDocuments(text, { maxAliases: 0, error: (message, position) => new ConfigError(message, { source: path, ...position }) })
