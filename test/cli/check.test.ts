@@ -102,9 +102,11 @@ describe('feast-authz check: requests and arguments (in process)', () => {
 
   const usage: readonly [string, string[], RegExp][] = [
     ['a missing --permissions', ['--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--permissions is required/],
-    ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --token-file \(with --config\)/],
+    ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --token or --token-file \(with --config\)/],
     ['both principal and token', ['--permissions', FEAST, '--principal', '{}', '--config', 'x', '--token-file', 'y', '--resource', 'Project:p', '--action', 'DESCRIBE'], /not both/],
-    ['--config without --token-file', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config needs --token-file/],
+    ['--config without a token', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config needs --token or --token-file/],
+    ['both --token and --token-file', ['--permissions', FEAST, '--config', 'x', '--token', 'x.y.z', '--token-file', 'y', '--resource', 'Project:p', '--action', 'DESCRIBE'], /give one of --token and --token-file, not both/],
+    ['actions written as one list', ['--permissions', FEAST, '--principal', '{}', '--resource', 'Project:p', '--action', 'READ, DESCRIBE'], /--action: one action per --action: write --action READ --action DESCRIBE$/m],
     ['a missing --resource', ['--permissions', FEAST, '--principal', '{}', '--action', 'DESCRIBE'], /--resource is required/],
     ['a resource without a type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'secured', '--action', 'DESCRIBE'], /--resource: expected <Type>:<name>, got "secured"/],
     ['an unknown resource type', ['--permissions', FEAST, '--principal', '{}', '--resource', 'View:secured', '--action', 'DESCRIBE'], /--resource: unknown resource type "View"/],
@@ -175,6 +177,13 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     assert.equal(code, 0, stderr)
     const out = JSON.parse(stdout)
     assert.deepEqual([out.decision, out.principal.username, out.principal.roles], ['allow', 'rita', ['reader']])
+  })
+
+  test('--token takes the token itself, as inspect does', async () => {
+    const token = await oidc.provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
+    const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', oidc.configPath, '--token', token, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 0, stderr)
+    assert.equal(JSON.parse(stdout).principal.username, 'rita')
   })
 
   test('a rejected token is a deny (exit 1) with the reason', async () => {

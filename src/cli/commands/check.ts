@@ -20,7 +20,7 @@ function listLines (words: readonly string[]): string {
 
 const HELP = `${usageLines('check', [
   '--permissions <permissions.yaml>',
-  "(--principal '<json>' |", '[--config <feature_store.yaml>] --token-file <path|->)',
+  "(--principal '<json>' |", '[--config <feature_store.yaml>]', '(--token <jwt> | --token-file <path|->))',
   '--resource <Type>:<name>', '[--tag key=value ...]',
   '--action <ACTION>', '[--action <ACTION> ...]'
 ])}
@@ -34,11 +34,11 @@ Evaluates one request exactly as requirePermission would and prints JSON:
                  Feast's field names (docs/permissions.md)
   --principal    {"username": "...", "roles": [...], "groups": [...], "namespaces": [...]}
                  (the output of \`feast-authz inspect\` is accepted as is)
-  --config, --token-file
-                 authenticate a token as the server would (like \`feast-authz inspect\`);
-                 --token-file - reads standard input (at a terminal, one line, not
-                 shown); a token file or pipe holds at
-                 most ${TOKEN_FILE_LIMITS};
+  --config, --token, --token-file
+                 authenticate a token as the server would (like \`feast-authz inspect\`):
+                 --token is the token itself, --token-file a file holding it: - reads
+                 standard input (at a terminal, one line, not shown), and a file or
+                 pipe holds at most ${TOKEN_FILE_LIMITS};
                  --config defaults to FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml
   --verbose      log details and stack traces (--debug is the same)
   --resource     <Type>:<name>, the type one of
@@ -137,6 +137,7 @@ const OPTIONS = {
   permissions: { type: 'string' },
   principal: { type: 'string' },
   config: { type: 'string' },
+  token: { type: 'string' },
   'token-file': { type: 'string' },
   resource: { type: 'string' },
   tag: { type: 'string', multiple: true },
@@ -151,10 +152,11 @@ async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'h
   const { values } = parseCommandArgs(argv, OPTIONS)
   if (values.help === true) return 'help'
   if (values.permissions === undefined) throw new UsageError('--permissions is required')
-  const byToken = values['token-file'] !== undefined
-  if (values.principal !== undefined && byToken) throw new UsageError('give either --principal or --token-file, not both')
-  if (values.principal === undefined && !byToken) throw new UsageError(values.config === undefined ? 'give --principal, or --token-file (with --config)' : '--config needs --token-file (the token to authenticate)')
-  if (values.principal !== undefined && values.config !== undefined) throw new UsageError('--config is for --token-file; --principal needs no configuration')
+  const byToken = values.token !== undefined || values['token-file'] !== undefined
+  if (values.principal !== undefined && byToken) throw new UsageError('give either --principal or a token (--token or --token-file), not both')
+  if (values.principal === undefined && !byToken) throw new UsageError(values.config === undefined ? 'give --principal, or --token or --token-file (with --config)' : '--config needs --token or --token-file (the token to authenticate)')
+  if (values.principal !== undefined && values.config !== undefined) throw new UsageError('--config is for a token (--token or --token-file); --principal needs no configuration')
+  if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give one of --token and --token-file, not both')
   if (values.resource === undefined) throw new UsageError('--resource is required (e.g. --resource FeatureView:driver_stats)')
   if (values.action === undefined || values.action.length === 0) throw new UsageError('at least one --action is required')
   const resource = parseResource(values.resource, values.tag ?? [])
@@ -162,7 +164,7 @@ async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'h
   return {
     permissions: values.permissions,
     principal: values.principal,
-    ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(undefined, values['token-file'], io.stderr) } : {}),
+    ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(values.token, values['token-file'], io.stderr) } : {}),
     verbose: values.verbose === true || values.debug === true,
     resource,
     actions
@@ -191,8 +193,13 @@ function parseResource (text: string, tagArgs: readonly string[]): Resource {
 function parseActions (names: readonly string[]): Action[] {
   // The same message as requirePermission's; a usage error here (exit 2), not an OptionError.
   const unknown = names.find((name) => !isAction(name) && !isActionGroup(name))
-  if (unknown !== undefined) throw new UsageError(`--action: ${unknownAction(unknown)}`)
-  return expandActions(names as Action[])
+  if (unknown === undefined) return expandActions(names as Action[])
+  // `--action READ,DESCRIBE`, as other tools take lists: the option is repeated here instead.
+  const listed = unknown.split(',').map((name) => name.trim())
+  if (listed.length > 1 && listed.every((name) => isAction(name) || isActionGroup(name))) {
+    throw new UsageError(`--action: one action per --action: write ${listed.map((name) => `--action ${name}`).join(' ')}`)
+  }
+  throw new UsageError(`--action: ${unknownAction(unknown)}`)
 }
 
 const PRINCIPAL_KEYS = ['username', 'roles', 'groups', 'namespaces', 'source']
