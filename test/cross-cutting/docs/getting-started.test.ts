@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { parse } from 'yaml'
+import { main } from '../../../src/cli/main.ts'
+import { runInProcess } from '../../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { DOCS, markedBlocks, REPO, type MarkedBlock } from '../../helpers/markdown.ts'
 
@@ -178,5 +180,31 @@ describe('installing, as the getting-started page says', () => {
     // The root entry is the Fastify plugin: its declarations name Fastify's types.
     const imported = [...block('guide-example', 'express').text.matchAll(/from '([^']+)'/g)].map((match) => match[1])
     assert.deepEqual(imported.filter((specifier) => specifier?.startsWith('feast-authz')), ['feast-authz/express'])
+  })
+})
+
+describe('trying the page with the provider of `npm start`, as its section 4 says', () => {
+  test('the auth section the page describes accepts the demo\'s reader token with audience and issuer checked', async (t) => {
+    const page = readFileSync(join(DOCS, 'getting-started.md'), 'utf8')
+    const advice = page.slice(page.indexOf('No provider at hand yet?'))
+    const value = (field: string): string => {
+      const found = new RegExp(`\`${field}: ([\\w-]+)\``).exec(advice)?.[1]
+      assert.ok(found !== undefined, `the advice for npm start's provider names no ${field}`)
+      return found
+    }
+    // The provider npm start runs (demo/start.ts), with a user holding the reader role as the demo's does.
+    const provider = await startOidcProvider()
+    t.after(async () => { await provider.close() })
+    provider.addUser('reader', 'reader-password', { preferred_username: 'reader', resource_access: { [provider.clientId]: { roles: ['reader'] } } })
+    const token = await provider.issueForUser('reader')
+    const dir = mkdtempSync(join(tmpdir(), 'feast-authz-getting-started-demo-'))
+    t.after(() => { rmSync(dir, { recursive: true, force: true }) })
+    const config = join(dir, 'feature_store.yaml')
+    // The issuer as the page says to write it: the discovery URL without its well-known path.
+    const issuer = provider.discoveryUrl.replace(/\/\.well-known\/openid-configuration$/, '')
+    writeFileSync(config, `project: credit_scoring\nauth:\n  type: oidc\n  client_id: ${value('client_id')}\n  auth_discovery_url: ${provider.discoveryUrl}\n  audience: ${value('audience')}\n  issuer: ${issuer}\n`)
+    const { code, stdout, stderr } = await runInProcess(main, ['inspect', '--config', config, '--token', token])
+    assert.equal(code, 0, stderr)
+    assert.deepEqual((JSON.parse(stdout) as { roles: string[] }).roles, ['reader'])
   })
 })
