@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { runCli } from '../helpers/cli.ts'
+import { run as registry } from '../../src/cli/commands/registry.ts'
+import { runCli, runInProcess } from '../helpers/cli.ts'
 
 describe('feast-authz registry show on a store whose registry is the server\'s YAML registry', () => {
   test('exits 2 saying it reads Feast\'s binary registry file and how to get one', async () => {
@@ -15,5 +19,18 @@ describe('feast-authz registry show on a store whose registry is the server\'s Y
     const { code, stderr } = await runCli(['registry', 'show'], { cwd: fileURLToPath(new URL('../../fixtures/server/', import.meta.url)) })
     assert.equal(code, 2)
     assert.match(stderr, /registry\.yaml: is the reference server's YAML registry/)
+  })
+})
+
+describe('feast-authz registry show on a feature_store.yaml without `registry`', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feast-authz-registry-show-'))
+  after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+  test('exits 2 saying which feature_store.yaml --config takes and what its registry setting looks like', async () => {
+    const config = join(dir, 'feature_store.yaml')
+    writeFileSync(config, 'project: credit_scoring\nauth:\n  type: no_auth\n')
+    const { code, stdout, stderr } = await runInProcess(registry, ['show', '--config', config])
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr, `feast-authz registry: ${config}: has no \`registry\` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose \`registry\` names the file \`feast apply\` writes (registry: data/registry.db)\n`)
   })
 })

@@ -52,7 +52,8 @@ export const run: CliCommand = async (argv, io) => {
   try {
     const file = readFeatureStoreFile(config, io.env)
     const setting = readRegistrySetting(file)
-    if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show', { source: file.source })
+    // Often the registry file itself given as --config, or the server's file of the getting-started page.
+    if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose `registry` names the file `feast apply` writes (registry: data/registry.db)', { source: file.source })
     home = setting.project
     if (/\.ya?ml$/i.test(setting.path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: setting.path })
     snapshot = loadRegistryFile(setting.path, setting.project)
