@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { parse, parseAllDocuments } from 'yaml'
 import { terminalControls } from '../helpers/terminal.ts'
-import { runCli, type CliRun } from '../helpers/cli.ts'
+import { run as operator } from '../../src/cli/commands/operator.ts'
+import { runCli, runInProcess, type CliRun } from '../helpers/cli.ts'
 
 const cli = (args: string[]): Promise<CliRun> => runCli(['operator', ...args])
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-operator-'))
@@ -135,5 +136,19 @@ describe('feast-authz operator render', () => {
     const run = await cli(['apply'])
     assert.equal(run.code, 2)
     assert.match(run.stderr, /unknown subcommand "apply": expected render/)
+  })
+})
+
+describe('feast-authz operator: arguments around the subcommand (in process)', () => {
+  it('counts an argument beyond `render` from the command\'s name, as registry show does (a path given without --resource)', async () => {
+    const { code, stderr } = await runInProcess(operator, ['render', 'fixtures/operator/featurestore-noauth.yaml'])
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz operator: unexpected argument: the 2nd \(not shown: it may be a token\)/)
+  })
+
+  it('takes options before `render` too', async () => {
+    const { code, stdout, stderr } = await runInProcess(operator, ['--resource', 'fixtures/operator/featurestore-noauth.yaml', '--json', 'render'])
+    assert.equal(code, 0, stderr)
+    assert.equal((JSON.parse(stdout) as { server: { type: string } }).server.type, 'no_auth')
   })
 })

@@ -33,13 +33,14 @@ Secret or the options are invalid (the exit codes of every command: feast-authz 
 `
 
 export const run: CliCommand = async (argv, io) => {
-  const [sub, ...rest] = argv
-  if (sub === '--help' || sub === '-h') { io.stdout(HELP); return EXIT.ok }
   let values: { resource?: string | undefined, secret?: string[] | undefined, base?: string | undefined, json?: boolean | undefined, 'feast-compatible-rbac'?: boolean | undefined, help?: boolean | undefined }
   try {
-    subcommand(sub, ['render'])
-    ;({ values } = parseCommandArgs(rest, { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }))
+    // The subcommand is the one argument that is not an option, as for `registry show`: an extra
+    // one is counted from the command's name, and options may come before `render`.
+    const parsed = parseCommandArgs(argv, { resource: { type: 'string' }, secret: { type: 'string', multiple: true }, base: { type: 'string' }, 'feast-compatible-rbac': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 1)
+    values = parsed.values
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
+    subcommand(parsed.positionals[0], ['render'])
     if (values.resource === undefined) throw new UsageError('--resource is required')
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
