@@ -93,7 +93,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     }
     const catalog: FeatureCatalog = feast !== undefined
       ? catalogFromFeastRegistry(feast)
-      : givenRegistry as FeatureCatalog | undefined ?? emptyCatalog(projectOf(authz.config))
+      : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(authz.config), logger)
     app.get('/health', { config: { feastAuthz: { public: true } } }, async () => ({ status: 'ok' }))
     const scopeOf = createProjectScopes(catalog)
     registerOnlineRoutes(app, scopeOf)
@@ -106,6 +106,16 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     throw error
   }
   return app
+}
+
+/**
+ * The registry of a server given none, said at startup: a newcomer's first server (the
+ * feature_store.yaml of the getting-started page) lists no view and answers 404 for every name,
+ * which reads as a bug unless the log says why.
+ */
+function emptyRegistry (project: string, logger: AuthLogger): FeatureCatalog {
+  logger.warn({ project }, 'feast-authz: no registry given and feature_store.yaml names none: serving an empty registry (no feature view or service: each name is a 404); give one with `registry` in feature_store.yaml (a Feast registry, or the YAML format of docs/reference-server.md) or `feast-authz serve --registry`')
+  return emptyCatalog(project)
 }
 
 function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is FeastRegistry {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
+import { captureLogs } from '../helpers/logs.ts'
 
 const config = { project: 'p', auth: { type: 'no_auth' } }
 const build = async (options: Record<string, unknown>): Promise<unknown> => await buildReferenceServer({ config, ...options } as ReferenceServerOptions)
@@ -38,6 +39,16 @@ describe('reference server options', () => {
       option: 'pinoLogger',
       message: 'feast-authz: buildReferenceServer: pinoLogger must be a pino logger (createLogger()), with the methods trace, debug, info, warn, error, fatal, child'
     })
+  })
+
+  test('without a registry, the server says at startup that it serves an empty one and how to give one', async (t) => {
+    const logs = captureLogs()
+    const app = await buildReferenceServer({ config, pinoLogger: logs.logger })
+    t.after(async () => { await app.close() })
+    const said = logs.at('warn').filter((line) => line.msg.includes('serving an empty registry'))
+    assert.equal(said.length, 1, JSON.stringify(logs.lines))
+    assert.equal(said[0]?.project, 'p')
+    assert.match(said[0]?.msg ?? '', /feast-authz serve --registry/)
   })
 
   test('a bad plugin option is refused by the plugin, with its name', async () => {
