@@ -134,8 +134,10 @@ export function fromText (text: string, source: string | undefined, file: YamlFi
   // Empty, or comments only: YAML reads null, which says nothing of what the file lacks.
   if (doc.contents === null) throw new ConfigError('the file is empty (or holds only comments): expected a mapping at the top of the file', { source })
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !isMap(doc.contents)) {
-    // The kind only, never the value: a file given by mistake may hold a token.
-    throw new ConfigError(`expected a mapping at the top of the file, got ${describeKind(parsed)}`, { source })
+    // The kind only, never the value: a file given by mistake may hold a token. A list is most
+    // likely the permissions file, given where feature_store.yaml goes: said so.
+    const hint = file === FEATURE_STORE && Array.isArray(parsed) ? ' (a list of permissions goes in the permissions file; feature_store.yaml is a mapping of project, registry, auth...)' : ''
+    throw new ConfigError(`expected a mapping at the top of the file, got ${describeKind(parsed)}${hint}`, { source })
   }
   return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
 }

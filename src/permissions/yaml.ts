@@ -74,7 +74,10 @@ export function parsePermissionsYaml (text: string, source = '<permissions>'): P
   }
   if (!Array.isArray(data) || !isSeq(doc.contents)) {
     // The kind only, never the value: a file given by mistake (a token file) would be printed.
-    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeKind(data)}`, { source, ...at(doc, lineCounter, []) })
+    // A mapping with feature_store.yaml's keys is that file, given where the permissions go.
+    const storeFile = isRecord(data) && ['project', 'auth', 'registry'].some((key) => Object.hasOwn(data, key))
+    const hint = storeFile ? ' (this reads as a feature_store.yaml; a permissions file is a list: - name: readers ..., see docs/permissions.md)' : ''
+    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeKind(data)}${hint}`, { source, ...at(doc, lineCounter, []) })
   }
 
   const seen = new Map<string, number>()

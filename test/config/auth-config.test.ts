@@ -317,6 +317,11 @@ describe('reading the file', () => {
     assert.match(error.message, /expected a mapping at the top of the file, got a list/)
   })
 
+  test('a list at the top (the permissions file given as the configuration) is refused saying where a list of permissions goes', () => {
+    const error = configError(() => loadAuthConfig(writeYaml('permissions.yaml', '- name: readers\n  policy: {allow_all: true}\n')))
+    assert.match(error.message, /permissions\.yaml: expected a mapping at the top of the file, got a list \(a list of permissions goes in the permissions file; feature_store\.yaml is a mapping of project, registry, auth\.\.\.\)$/)
+  })
+
   test('an empty file is rejected as empty, not as a mapping of the wrong type', () => {
     const path = writeYaml('empty.yaml', '')
     const error = configError(() => loadAuthConfig(path))

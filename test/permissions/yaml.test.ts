@@ -82,6 +82,7 @@ describe('permissions YAML: errors name the file, line, index, permission and fi
     ['allow_all that is not true', '- name: aa\n  policy: {allow_all: yes}\n', 'perms.yaml:2:12: permission [0] "aa": policy.allow_all: expected true, got "yes"'],
     ['an item that is not a mapping', '- just-a-name\n', 'perms.yaml:1:3: permission [0]: expected a mapping with name, types, name_patterns, required_tags, actions and policy, got "just-a-name"'],
     ['a mapping at the top', 'permissions: []\n', 'perms.yaml:1:1: expected a list of permissions at the top of the file, got a mapping'],
+    ['a feature_store.yaml given as the permissions file', 'project: demo\nauth:\n  type: no_auth\n', 'perms.yaml:1:1: expected a list of permissions at the top of the file, got a mapping (this reads as a feature_store.yaml; a permissions file is a list: - name: readers ..., see docs/permissions.md)'],
     ['an empty file', '# nothing\n', 'perms.yaml: the file is empty: expected a list of permissions (write [] for none, which allows every authenticated user)'],
     ['a duplicate key', '- name: a\n  name: b\n  policy: {allow_all: true}\n', 'perms.yaml:2:3: invalid YAML: duplicate key'],
     ['broken YAML', '- name: [a\n', 'perms.yaml:2:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]']
