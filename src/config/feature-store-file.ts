@@ -1,8 +1,9 @@
-import { isMap, isScalar, type Document, type LineCounter } from 'yaml'
+import { isMap, isScalar, type Document } from 'yaml'
 import { describeKind } from '../base/describe-value.ts'
 import { ConfigError } from './errors.ts'
 import { readTextFile } from './read-text-file.ts'
-import { parseYamlDocument } from './yaml-document.ts'
+import { parseYamlDocument, positionsIn, type PositionOf } from './yaml-document.ts'
+import { expandEnvReferences } from './env-references.ts'
 
 /**
  * Where a `feature_store.yaml` comes from:
@@ -51,20 +52,30 @@ export interface YamlFileKind {
   readonly what: string
   /** Integers beyond ±(2^53 − 1) are read as BigInts (the registry YAML's int64 keys), not rounded. */
   readonly exactIntegers?: boolean
+  /** `$NAME` and `${NAME}` in the text are replaced from the environment first, as Feast does for feature_store.yaml. */
+  readonly expandEnv?: boolean
 }
 
-const FEATURE_STORE: YamlFileKind = { kind: 'a feature_store.yaml', what: 'the configuration' }
+const FEATURE_STORE: YamlFileKind = { kind: 'a feature_store.yaml', what: 'the configuration', expandEnv: true }
+
+/**
+ * A feature_store.yaml as written, its `${VAR}` references kept: for `operator render --base`,
+ * which writes the file for another machine, whose environment is not this one's.
+ */
+export function readFeatureStoreFileAsWritten (input: string): FeatureStoreFile {
+  return readYamlSource(input, { ...FEATURE_STORE, expandEnv: false })
+}
 
 /**
  * {@link readFeatureStoreFile} for another YAML file read with the same limits (a FeatureStore
  * resource), whose read errors name what it is.
  */
 export function readYamlSource (input: FeatureStoreSource, file: YamlFileKind, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
-  if (input instanceof URL) return fromPath(input, file)
-  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined, file) : fromPath(input, file)
+  if (input instanceof URL) return fromPath(input, file, env)
+  if (typeof input === 'string') return input.includes('\n') ? fromText(input, undefined, file, env) : fromPath(input, file, env)
   if (input === undefined) return fromDefaultLocation(env)
   // null (JavaScript callers, `yaml.parse('')`) must be a ConfigError, not a TypeError from Object.hasOwn.
-  if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source, file)
+  if (input !== null && typeof input === 'object' && isYamlText(input)) return fromText(input.yaml, input.source, file, env)
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ConfigError(`expected a path, YAML text or an object for ${file.kind}, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`)
   }
@@ -89,9 +100,9 @@ function isYamlText (input: object): input is { yaml: string, source?: string } 
 
 function fromDefaultLocation (env: NodeJS.ProcessEnv): FeatureStoreFile {
   const encoded = env[BASE64_ENV]
-  if (encoded !== undefined && encoded.trim() !== '') return fromBase64(encoded)
+  if (encoded !== undefined && encoded.trim() !== '') return fromBase64(encoded, env)
   try {
-    return fromPath('feature_store.yaml', FEATURE_STORE)
+    return fromPath('feature_store.yaml', FEATURE_STORE, env)
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code === 'ENOENT') {
       throw new ConfigError(`no configuration given: pass the \`config\` option, set ${BASE64_ENV}, or put a feature_store.yaml in ${process.cwd()}`)
@@ -101,7 +112,7 @@ function fromDefaultLocation (env: NodeJS.ProcessEnv): FeatureStoreFile {
 }
 
 /** Decodes `FEATURE_STORE_YAML_BASE64`, rejecting anything that is not base64 rather than guessing. */
-export function fromBase64 (encoded: string): FeatureStoreFile {
+export function fromBase64 (encoded: string, env: NodeJS.ProcessEnv = process.env): FeatureStoreFile {
   const compact = encoded.replace(/\s+/g, '')
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) {
     throw new ConfigError('is not valid base64 (expected the base64 encoding of a whole feature_store.yaml)', { source: BASE64_ENV })
@@ -109,26 +120,39 @@ export function fromBase64 (encoded: string): FeatureStoreFile {
   if (compact.length > (MAX_FILE_BYTES * 4) / 3 + 4) {
     throw new ConfigError(`is larger than ${MAX_FILE_BYTES} bytes once decoded`, { source: BASE64_ENV })
   }
-  return fromText(Buffer.from(compact, 'base64').toString('utf8'), BASE64_ENV)
+  return fromText(Buffer.from(compact, 'base64').toString('utf8'), BASE64_ENV, FEATURE_STORE, env)
 }
 
-function fromPath (path: string | URL, file: YamlFileKind): FeatureStoreFile {
+function fromPath (path: string | URL, file: YamlFileKind, env: NodeJS.ProcessEnv): FeatureStoreFile {
   const text = readTextFile(path, {
     maxBytes: MAX_FILE_BYTES,
     kind: file.kind,
     cannotRead: `cannot read ${file.what}`,
     error: (message, source, cause) => new ConfigError(message, { source }, cause)
   })
-  return fromText(text, path instanceof URL ? path.pathname : path, file)
+  return fromText(text, path instanceof URL ? path.pathname : path, file, env)
 }
 
-export function fromText (text: string, source: string | undefined, file: YamlFileKind = FEATURE_STORE): FeatureStoreFile {
-  if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
+export function fromText (
+  written: string,
+  source: string | undefined,
+  file: YamlFileKind = FEATURE_STORE,
+  env: NodeJS.ProcessEnv = process.env
+): FeatureStoreFile {
+  if (Buffer.byteLength(written) > MAX_FILE_BYTES) {
     throw new ConfigError(`${file.what} is larger than ${MAX_FILE_BYTES} bytes`, { source })
   }
-  const { doc, lineCounter, data: parsed } = parseYamlDocument(text, {
+  const expanded = file.expandEnv === true ? expandEnvReferences(written, env) : undefined
+  const text = expanded?.text ?? written
+  if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
+    throw new ConfigError(`${file.what} is larger than ${MAX_FILE_BYTES} bytes once its $NAME and \${NAME} references are replaced`, { source })
+  }
+  // Positions are told in the file as written, whatever the values put in its place.
+  const writtenPosition = expanded === undefined || text === written ? undefined : positionsIn(written)
+  const { doc, positionOf, data: parsed } = parseYamlDocument(text, {
     maxAliases: MAX_ALIASES,
     exactIntegers: file.exactIntegers,
+    positionOf: writtenPosition === undefined ? undefined : (offset) => writtenPosition(expanded?.writtenOffset(offset) ?? offset),
     error: (message, position) => new ConfigError(message, { source, line: position?.line, column: position?.column })
   })
   // Empty, or comments only: YAML reads null, which says nothing of what the file lacks.
@@ -139,10 +163,10 @@ export function fromText (text: string, source: string | undefined, file: YamlFi
     const hint = file === FEATURE_STORE && Array.isArray(parsed) ? ' (a list of permissions goes in the permissions file; feature_store.yaml is a mapping of project, registry, auth...)' : ''
     throw new ConfigError(`expected a mapping at the top of the file, got ${describeKind(parsed)}${hint}`, { source })
   }
-  return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, lineCounter, path) }
+  return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, positionOf, path) }
 }
 
-function locate (doc: Document, lineCounter: LineCounter, path: readonly string[]): { line: number, column: number } | undefined {
+function locate (doc: Document, positionOf: PositionOf, path: readonly string[]): { line: number, column: number } | undefined {
   // Point at the key when the path names one, so "unknown key" errors land on the key itself.
   for (let depth = path.length; depth > 0; depth--) {
     const parent = depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1), true)
@@ -150,7 +174,7 @@ function locate (doc: Document, lineCounter: LineCounter, path: readonly string[
     const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === path[depth - 1])
     const range = pair !== undefined && isScalar(pair.key) ? pair.key.range : undefined
     if (range !== undefined && range !== null) {
-      const pos = lineCounter.linePos(range[0])
+      const pos = positionOf(range[0])
       return { line: pos.line, column: pos.col }
     }
   }

@@ -1,10 +1,15 @@
 import { LineCounter, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type YAMLError } from 'yaml'
 import { yamlReason } from './yaml-reason.ts'
 
+/** Line and column (from 1) of an offset in the parsed text, in the text as written. */
+export type PositionOf = (offset: number) => { line: number, col: number }
+
 /** A parsed YAML document, its plain data, and what is needed to turn offsets into line:col. */
 export interface YamlDocument {
   readonly doc: Document
   readonly lineCounter: LineCounter
+  /** `lineCounter.linePos`, or the caller's {@link ParseYamlOptions.positionOf}. */
+  readonly positionOf: PositionOf
   /** `doc.toJS()`: null or undefined for an empty document. */
   readonly data: unknown
 }
@@ -23,6 +28,11 @@ export interface ParseYamlOptions {
    * every other integer stays a number. Default false.
    */
   readonly exactIntegers?: boolean | undefined
+  /**
+   * Where an offset of the parsed text is in the text as written, when the two differ (a
+   * feature_store.yaml whose `${VAR}` references were replaced). Default: the parsed text's own.
+   */
+  readonly positionOf?: PositionOf | undefined
   /** Builds the caller's error (ConfigError, PermissionError) with its source and, when known, the position. */
   readonly error: (message: string, position?: { line: number, column: number }) => Error
 }
@@ -35,13 +45,15 @@ export interface ParseYamlOptions {
 export function parseYamlDocument (text: string, options: ParseYamlOptions): YamlDocument {
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, parseOptions(lineCounter, options))
-  return { doc, lineCounter, data: judge(doc, lineCounter, options) }
+  const positionOf = options.positionOf ?? ((offset: number) => lineCounter.linePos(offset))
+  return { doc, lineCounter, positionOf, data: judge(doc, positionOf, options) }
 }
 
 /** Every document of a YAML stream (`---` between them), each judged as {@link parseYamlDocument} judges one. */
 export function parseYamlDocuments (text: string, options: ParseYamlOptions): YamlDocument[] {
   const lineCounter = new LineCounter()
-  return parseAllDocuments(text, parseOptions(lineCounter, options)).map((doc) => ({ doc, lineCounter, data: judge(doc, lineCounter, options) }))
+  const positionOf = options.positionOf ?? ((offset: number) => lineCounter.linePos(offset))
+  return parseAllDocuments(text, parseOptions(lineCounter, options)).map((doc) => ({ doc, lineCounter, positionOf, data: judge(doc, positionOf, options) }))
 }
 
 function parseOptions (lineCounter: LineCounter, options: ParseYamlOptions): ParseOptions & DocumentOptions & SchemaOptions {
@@ -73,10 +85,10 @@ function exactIntegerTags (tags: Tags): Tags {
 }
 
 /** The document's data, or the caller's error for its first problem. */
-function judge (doc: Document, lineCounter: LineCounter, options: ParseYamlOptions): unknown {
+function judge (doc: Document, positionOf: PositionOf, options: ParseYamlOptions): unknown {
   const problem: YAMLError | undefined = doc.errors[0] ?? (options.warningsAreErrors === true ? doc.warnings[0] : undefined)
   if (problem !== undefined) {
-    const pos = lineCounter.linePos(problem.pos[0])
+    const pos = positionOf(problem.pos[0])
     const reason = problem.code === 'DUPLICATE_KEY' ? 'duplicate key' : yamlReason(problem.message)
     throw options.error(`invalid YAML: ${reason}`, { line: pos.line, column: pos.col })
   }
@@ -86,4 +98,12 @@ function judge (doc: Document, lineCounter: LineCounter, options: ParseYamlOptio
     // An alias naming no anchor fails here, and its message names the alias: an unquoted `*secret`.
     throw options.error(`invalid YAML: ${yamlReason((error as Error).message)}`)
   }
+}
+
+/** {@link PositionOf} for `text`: the line and column of an offset in it. */
+export function positionsIn (text: string): PositionOf {
+  const counter = new LineCounter()
+  counter.addNewLine(0)
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) counter.addNewLine(at + 1)
+  return (offset) => counter.linePos(offset)
 }

@@ -1,3 +1,4 @@
+/* eslint-disable no-template-curly-in-string -- ${NAME} in plain strings is feature_store.yaml syntax under test, not a template */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,6 +30,17 @@ describe('feast-authz operator render', () => {
     assert.deepEqual(Object.keys(output), ['server', 'client', 'feature_store_yaml_base64', 'rbac', 'clientPod'])
     assert.equal((output.server as { client_secret: string }).client_secret, 'sample-client-secret')
     assert.deepEqual(output.client, { type: 'oidc', token_env_var: 'FEAST_USER_TOKEN' })
+  })
+
+  it('keeps the $NAME and ${NAME} references of --base as written, for Feast to replace where the server runs', async () => {
+    const base = join(dir, 'base-feature_store.yaml')
+    writeFileSync(base, 'project: old\nregistry: ${REGISTRY_PATH}\nonline_store:\n  type: redis\n  connection_string: $REDIS_URL\n')
+    const run = await runCli(['operator', 'render', '--resource', 'fixtures/operator/featurestore-noauth.yaml', '--base', base, '--json'], { env: { REGISTRY_PATH: 'not/this', REDIS_URL: 'redis://not-this' } })
+    assert.equal(run.code, 0, run.stderr)
+    const yaml = Buffer.from((JSON.parse(run.stdout) as { feature_store_yaml_base64: string }).feature_store_yaml_base64, 'base64').toString('utf8')
+    const written = parse(yaml) as { registry?: unknown, online_store?: { connection_string?: unknown } }
+    assert.equal(written.registry, '${REGISTRY_PATH}')
+    assert.equal(written.online_store?.connection_string, '$REDIS_URL')
   })
 
   it('warns on stderr for noAuth and still succeeds', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable no-template-curly-in-string -- ${NAME} in plain strings is feature_store.yaml syntax under test, not a template */
 import assert from 'node:assert/strict'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -57,6 +58,39 @@ describe('reading the auth section', () => {
     const { auth, file } = loadAuthConfig(undefined, { env })
     assert.equal(auth.type, 'oidc')
     assert.equal(file.source, 'FEATURE_STORE_YAML_BASE64')
+  })
+
+  test('$NAME and ${NAME} in the file are replaced from the environment, as Feast reads feature_store.yaml', () => {
+    const path = writeYaml('env.yaml', 'project: demo\nauth:\n  type: oidc\n  client_id: ${FEAST_CLIENT_ID}\n  auth_discovery_url: $DISCOVERY\n')
+    const { auth } = loadAuthConfig(path, { env: { FEAST_CLIENT_ID: 'feast-api', DISCOVERY: 'https://idp.example.com/.well-known/openid-configuration' } })
+    assert.equal(auth.type === 'oidc' ? auth.client_id : undefined, 'feast-api')
+    assert.equal(auth.type === 'oidc' ? auth.auth_discovery_url : undefined, 'https://idp.example.com/.well-known/openid-configuration')
+  })
+
+  test('references in FEATURE_STORE_YAML_BASE64 are replaced too, as Feast writes it to a file and reads that', () => {
+    const env = { FEATURE_STORE_YAML_BASE64: Buffer.from('project: demo\nauth:\n  type: kubernetes\n  token_review_cache_ttl_seconds: ${TTL}\n').toString('base64'), TTL: '30' }
+    assert.deepEqual(loadAuthConfig(undefined, { env }).auth, { type: 'kubernetes', token_review_cache_ttl_seconds: 30 })
+  })
+
+  test('a reference to a variable that is not set stays as written, as in Feast', () => {
+    const { auth } = loadAuthConfig('project: demo\nauth:\n  type: oidc\n  client_id: ${UNSET_CLIENT}\n  auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\n', { env: {} })
+    assert.equal(auth.type === 'oidc' ? auth.client_id : undefined, '${UNSET_CLIENT}')
+  })
+
+  test('an already parsed object is taken as it is: its strings are not expanded', () => {
+    const { auth } = loadAuthConfig({ auth: { type: 'oidc', client_id: '$CLIENT', auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration' } }, { env: { CLIENT: 'no' } })
+    assert.equal(auth.type === 'oidc' ? auth.client_id : undefined, '$CLIENT')
+  })
+
+  test('an error after a replaced value points at the line and column of the file as written', () => {
+    const text = 'project: $PROJECT\nauth:\n  type: oidc\n  client_id: $CLIENT\n  auth_discovery_url: https://idp.example.com/.well-known/openid-configuration\n  verify_ssl: maybe\n'
+    const error = configError(() => loadAuthConfig({ yaml: text, source: 'feature_store.yaml' }, { env: { PROJECT: 'a\nb: c\nd: e', CLIENT: 'a-much-longer-client-name' } }))
+    assert.match(error.message, /^feature_store\.yaml:6:3: auth\.verify_ssl: /)
+  })
+
+  test('a YAML fault inside a replaced value is placed at its reference', () => {
+    const error = configError(() => loadAuthConfig({ yaml: 'project: demo\nauth:\n  type: oidc\n  client_id: $CLIENT\n', source: 'feature_store.yaml' }, { env: { CLIENT: 'a: b: c' } }))
+    assert.match(error.message, /^feature_store\.yaml:4:14: invalid YAML/)
   })
 
   test('FEATURE_STORE_YAML_BASE64 that is not base64 is an error naming the variable', () => {

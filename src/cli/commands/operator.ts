@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/errors.ts'
-import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { readFeatureStoreFileAsWritten } from '../../config/feature-store-file.ts'
 import { readTextFile } from '../../config/read-text-file.ts'
 import { parseYamlDocuments } from '../../config/yaml-document.ts'
 import { renderFeatureStore } from '../../operator/render.ts'
@@ -50,7 +50,7 @@ export const run: CliCommand = async (argv, io) => {
   let rendered
   try {
     const secrets = (values.secret ?? []).flatMap(readSecretFile)
-    const base = values.base === undefined ? undefined : readFeatureStoreFile(values.base).data
+    const base = values.base === undefined ? undefined : readFeatureStoreFileAsWritten(values.base).data
     rendered = renderFeatureStore(values.resource, { secrets, feastCompatibleRbac: values['feast-compatible-rbac'] === true, ...(base === undefined ? {} : { base }) })
   } catch (error) {
     if (error instanceof ConfigError) { io.stderr(`feast-authz operator render: ${error.message}\n`); return EXIT.usage }
