@@ -294,10 +294,10 @@ describe('rejecting bad auth sections', () => {
       assert.ok(!error.message.includes('eyJ') && !error.message.includes('SECRET'), error.message)
     })
 
-    // eslint-disable-next-line no-template-curly-in-string -- the shell's spelling, written in YAML on purpose
+    // The shell's spelling, written in YAML on purpose; MY_TOKEN is not set, so the reference stays as written.
     for (const reference of ['$MY_TOKEN', '"${MY_TOKEN}"']) {
       test(`refuses ${reference}, a shell's reference to the variable, with the name to write instead`, () => {
-        const error = configError(() => loadAuthConfig(clientFile(reference), { role: 'client' }))
+        const error = configError(() => loadAuthConfig(clientFile(reference), { role: 'client', env: {} }))
         assert.match(error.message, /:4:3: auth\.token_env_var: expected the name of an environment variable, not a shell reference to it: write MY_TOKEN, without \$$/)
       })
     }
