@@ -93,6 +93,10 @@ export function setUpAuthz (
   checkOptions(options, AUTHZ_OPTION_RULES)
   const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
   const { auth, file } = loadAuthConfig(options.config)
+  for (const { line, column } of file.unsetReferences ?? []) {
+    logger.warn({ source: file.source, line, column },
+      'feast-authz: feature_store.yaml refers to an environment variable that is not set ($NAME, or the same in braces); the text is kept as written, as Feast keeps it')
+  }
   // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
   // (A permission source given explicitly, such as the same registry opened by the caller, needs no notice.)

@@ -15,6 +15,8 @@ export interface ExpandedText {
   readonly text: string
   /** The offset in the written text of an offset in `text`; inside an inserted value, the `$` of its reference. */
   writtenOffset (offset: number): number
+  /** Where references to variables that are not set start in the written text (kept as written). */
+  readonly unset: readonly number[]
 }
 
 const REFERENCE = /\$([A-Za-z0-9_]+|\{[^}]*\})/g
@@ -22,17 +24,19 @@ const REFERENCE = /\$([A-Za-z0-9_]+|\{[^}]*\})/g
 export function expandEnvReferences (written: string, env: NodeJS.ProcessEnv): ExpandedText {
   // Each replacement: where its value starts in the new text, how long it is, and the reference it replaced.
   const replaced: Array<{ readonly at: number, readonly length: number, readonly writtenAt: number, readonly writtenLength: number }> = []
+  const unset: number[] = []
   let shift = 0
   const text = written.replace(REFERENCE, (reference: string, inner: string, writtenAt: number) => {
     const name = inner.startsWith('{') ? inner.slice(1, -1) : inner
     const value = Object.hasOwn(env, name) ? env[name] : undefined
-    if (value === undefined) return reference
+    if (value === undefined) { unset.push(writtenAt); return reference }
     replaced.push({ at: writtenAt + shift, length: value.length, writtenAt, writtenLength: reference.length })
     shift += value.length - reference.length
     return value
   })
   return {
     text,
+    unset,
     writtenOffset: (offset) => {
       let delta = 0
       for (const each of replaced) {

@@ -21,6 +21,12 @@ export interface FeatureStoreFile {
   readonly source: string | undefined
   /** Line and column of a field, when the file was YAML text. */
   locate (path: readonly string[]): { line: number, column: number } | undefined
+  /**
+   * Where the text refers to an environment variable that is not set (`$NAME`, `${NAME}`): kept
+   * as written, as Feast keeps it, and worth a warning. Positions only: the name may be part of a
+   * secret that merely holds a `$`.
+   */
+  readonly unsetReferences?: ReadonlyArray<{ readonly line: number, readonly column: number }>
 }
 
 export const BASE64_ENV = 'FEATURE_STORE_YAML_BASE64'
@@ -163,7 +169,11 @@ export function fromText (
     const hint = file === FEATURE_STORE && Array.isArray(parsed) ? ' (a list of permissions goes in the permissions file; feature_store.yaml is a mapping of project, registry, auth...)' : ''
     throw new ConfigError(`expected a mapping at the top of the file, got ${describeKind(parsed)}${hint}`, { source })
   }
-  return { data: parsed as Record<string, unknown>, source, locate: (path) => locate(doc, positionOf, path) }
+  const located = { data: parsed as Record<string, unknown>, source, locate: (path: readonly string[]) => locate(doc, positionOf, path) }
+  if (expanded === undefined || expanded.unset.length === 0) return located
+  const writtenLines = writtenPosition ?? positionsIn(written)
+  const unsetReferences = expanded.unset.map((at) => ({ line: writtenLines(at).line, column: writtenLines(at).col }))
+  return { ...located, unsetReferences }
 }
 
 function locate (doc: Document, positionOf: PositionOf, path: readonly string[]): { line: number, column: number } | undefined {

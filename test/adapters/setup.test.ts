@@ -65,6 +65,17 @@ describe('setUpAuthz logs', () => {
   })
 })
 
+describe('setUpAuthz and the environment variables feature_store.yaml names', () => {
+  test('a reference to a variable that is not set is warned of by file, line and column, never by the name, which may be part of a secret', async () => {
+    const logs = captureLogs()
+    const setup = setUpAuthz({ config: { yaml: 'project: demo\nauth:\n  type: no_auth\nonline_store:\n  password: pa$sDoNotPrintMe\n', source: 'feature_store.yaml' } }, logs.logger)
+    await setup.manager.close()
+    const warnings = logs.lines.filter((line) => line.msg.includes('environment variable that is not set'))
+    assert.deepEqual(warnings.map(({ source, line, column }) => ({ source, line, column })), [{ source: 'feature_store.yaml', line: 5, column: 15 }])
+    assert.doesNotMatch(logs.raw.join('\n'), /DoNotPrintMe/)
+  })
+})
+
 describe('setUpAuthz options', () => {
   test('a bad option is refused with its name before the config is read or a registry opened', () => {
     assert.throws(() => setUpAuthz({ config: store.config, oidc: { failureBackoffSeconds: Number.POSITIVE_INFINITY } }, silentLogger, { openRegistry: true }), {

@@ -15,8 +15,10 @@ describe('$NAME and ${NAME} references, replaced as Feast replaces them', () => 
     assert.equal(expand('$A.b $A_1x $1', { A: 'x', A_1x: 'y', 1: 'z' }), 'x.b y z')
   })
 
-  test('a variable that is not set leaves its reference as written', () => {
-    assert.equal(expand('client_secret: ${MISSING} and $MISSING', {}), 'client_secret: ${MISSING} and $MISSING')
+  test('a variable that is not set leaves its reference as written, and where it starts is kept', () => {
+    const expanded = expandEnvReferences('client_secret: ${MISSING} and $MISSING $SET', { SET: 'x' })
+    assert.equal(expanded.text, 'client_secret: ${MISSING} and $MISSING x')
+    assert.deepEqual(expanded.unset, [15, 30])
   })
 
   test('a variable set to the empty string is replaced by nothing', () => {
