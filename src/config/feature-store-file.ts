@@ -172,7 +172,7 @@ export function fromText (
   const located = { data: parsed as Record<string, unknown>, source, locate: (path: readonly string[]) => locate(doc, positionOf, path) }
   if (expanded === undefined || expanded.unset.length === 0) return located
   const writtenLines = writtenPosition ?? positionsIn(written)
-  const unsetReferences = expanded.unset.map((at) => ({ line: writtenLines(at).line, column: writtenLines(at).col }))
+  const unsetReferences = expanded.unset.map(writtenLines).map(({ line, col }) => ({ line, column: col }))
   return { ...located, unsetReferences }
 }
 

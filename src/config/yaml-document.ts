@@ -7,8 +7,7 @@ export type PositionOf = (offset: number) => { line: number, col: number }
 /** A parsed YAML document, its plain data, and what is needed to turn offsets into line:col. */
 export interface YamlDocument {
   readonly doc: Document
-  readonly lineCounter: LineCounter
-  /** `lineCounter.linePos`, or the caller's {@link ParseYamlOptions.positionOf}. */
+  /** Line and column of an offset: the parsed text's own, or the caller's {@link ParseYamlOptions.positionOf}. */
   readonly positionOf: PositionOf
   /** `doc.toJS()`: null or undefined for an empty document. */
   readonly data: unknown
@@ -46,14 +45,14 @@ export function parseYamlDocument (text: string, options: ParseYamlOptions): Yam
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, parseOptions(lineCounter, options))
   const positionOf = options.positionOf ?? ((offset: number) => lineCounter.linePos(offset))
-  return { doc, lineCounter, positionOf, data: judge(doc, positionOf, options) }
+  return { doc, positionOf, data: judge(doc, positionOf, options) }
 }
 
 /** Every document of a YAML stream (`---` between them), each judged as {@link parseYamlDocument} judges one. */
 export function parseYamlDocuments (text: string, options: ParseYamlOptions): YamlDocument[] {
   const lineCounter = new LineCounter()
   const positionOf = options.positionOf ?? ((offset: number) => lineCounter.linePos(offset))
-  return parseAllDocuments(text, parseOptions(lineCounter, options)).map((doc) => ({ doc, lineCounter, positionOf, data: judge(doc, positionOf, options) }))
+  return parseAllDocuments(text, parseOptions(lineCounter, options)).map((doc) => ({ doc, positionOf, data: judge(doc, positionOf, options) }))
 }
 
 function parseOptions (lineCounter: LineCounter, options: ParseYamlOptions): ParseOptions & DocumentOptions & SchemaOptions {

@@ -1,8 +1,8 @@
-import { isMap, isScalar, isSeq, stringify, type Document, type LineCounter } from 'yaml'
+import { isMap, isScalar, isSeq, stringify, type Document } from 'yaml'
 import { describeKind, describeValue } from '../base/describe-value.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
 import { readTextFile } from '../config/read-text-file.ts'
-import { parseYamlDocument } from '../config/yaml-document.ts'
+import { parseYamlDocument, type PositionOf } from '../config/yaml-document.ts'
 import { buildPermission, type FieldNames, type PermissionInput } from './define.ts'
 import { PermissionError } from './errors.ts'
 import { ACTIONS, RESOURCE_TYPES, type Permission, type Policy } from './model.ts'
@@ -62,7 +62,7 @@ export function loadPermissionsFile (path: string): Permission[] {
 /** Parses permissions YAML text; `source` names it in error messages. */
 export function parsePermissionsYaml (text: string, source = '<permissions>'): Permission[] {
   if (Buffer.byteLength(text) > MAX_FILE_BYTES) throw new PermissionError(`permissions are larger than ${MAX_FILE_BYTES} bytes`, { source })
-  const { doc, lineCounter, data } = parseYamlDocument(text, {
+  const { doc, positionOf, data } = parseYamlDocument(text, {
     maxAliases: MAX_ALIASES,
     // Warnings (an unresolved `!!tag`, for one) are errors here: a policy file should mean exactly what it says.
     warningsAreErrors: true,
@@ -77,14 +77,14 @@ export function parsePermissionsYaml (text: string, source = '<permissions>'): P
     // A mapping with feature_store.yaml's keys is that file, given where the permissions go.
     const storeFile = isRecord(data) && ['project', 'auth', 'registry'].some((key) => Object.hasOwn(data, key))
     const hint = storeFile ? ' (this reads as a feature_store.yaml; a permissions file is a list: - name: readers ..., see docs/permissions.md)' : ''
-    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeKind(data)}${hint}`, { source, ...at(doc, lineCounter, []) })
+    throw new PermissionError(`expected a list of permissions at the top of the file, got ${describeKind(data)}${hint}`, { source, ...at(doc, positionOf, []) })
   }
 
   const seen = new Map<string, number>()
   return data.map((item: unknown, index) => {
     const name = isRecord(item) && typeof item.name === 'string' && item.name.trim() !== '' ? item.name.trim() : undefined
     const fail = (field: string | undefined, message: string, cause?: unknown): never => {
-      throw new PermissionError(message, { source, index, permission: name, field, ...at(doc, lineCounter, [index, ...pathOf(field)]) }, cause)
+      throw new PermissionError(message, { source, index, permission: name, field, ...at(doc, positionOf, [index, ...pathOf(field)]) }, cause)
     }
     if (!isRecord(item)) return fail(undefined, `expected a mapping with name, types, name_patterns, required_tags, actions and policy, got ${describeValue(item)}`)
     for (const key of Object.keys(item)) {
@@ -174,7 +174,7 @@ function pathOf (field: string | undefined): (string | number)[] {
 }
 
 /** Line and column of the deepest node on `path` that exists (the key, for mapping entries). */
-function at (doc: Document, lineCounter: LineCounter, path: readonly (string | number)[]): { line?: number, column?: number } {
+function at (doc: Document, positionOf: PositionOf, path: readonly (string | number)[]): { line?: number, column?: number } {
   for (let depth = path.length; depth >= 0; depth--) {
     const parentPath = path.slice(0, Math.max(0, depth - 1))
     const parent = depth === 0 ? doc.contents : parentPath.length === 0 ? doc.contents : doc.getIn(parentPath, true)
@@ -189,7 +189,7 @@ function at (doc: Document, lineCounter: LineCounter, path: readonly (string | n
       range = node?.range
     }
     if (range !== undefined && range !== null && range[0] !== undefined) {
-      const pos = lineCounter.linePos(range[0])
+      const pos = positionOf(range[0])
       return { line: pos.line, column: pos.col }
     }
   }
