@@ -9,8 +9,8 @@ import {
   type FeatureRef, type FeatureCatalog, type FeatureServiceDef, type FeatureViewDef, type FeatureViewKind, type YamlCatalogSnapshot, type SampleRow
 } from './catalog.ts'
 import { utcInstant } from './utc-instant.ts'
-import { INT64_RANGE, isInt64 } from './exact-integers.ts'
-import { NOT_FOUND, findNested } from './nested-value.ts'
+import { INT64_RANGE } from './exact-integers.ts'
+import { featureValueFault } from './feature-value.ts'
 import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
 
 /**
@@ -325,17 +325,13 @@ function parseRows (raw: unknown, views: ReadonlyMap<string, FeatureViewDef>, fa
   return out
 }
 
-/**
- * Why a sample row's feature value cannot be served as the write routes would take it, or undefined: a
- * number that is not finite (`.inf`, `.nan`), which no JSON answer can carry, or an integer
- * beyond int64, which Feast cannot store; alone, or within a list or map.
- */
+/** Why a sample row's feature value cannot be served as the write routes would take it, or undefined (see featureValueFault). */
 function sampleValueFault (value: unknown): string | undefined {
-  const found = findNested(value, (inner) => (typeof inner === 'number' && !Number.isFinite(inner)) || (typeof inner === 'bigint' && !isInt64(inner)))
-  if (found === NOT_FOUND) return undefined
-  const within = Object.is(found, value) ? '' : ' within the value'
-  if (typeof found === 'bigint') return `expected integers within int64 (${INT64_RANGE}), as Feast stores them, got one beyond it${within}`
-  const written = Number.isNaN(found) ? '.nan' : (found as number) > 0 ? '.inf' : '-.inf'
+  const fault = featureValueFault(value)
+  if (fault === undefined) return undefined
+  const within = fault.path === '' ? '' : ' within the value'
+  if (fault.kind === 'beyond-int64') return `expected integers within int64 (${INT64_RANGE}), as Feast stores them, got one beyond it${within}`
+  const written = Number.isNaN(fault.value) ? '.nan' : fault.value > 0 ? '.inf' : '-.inf'
   return `expected finite numbers (a JSON answer cannot carry ${written}), got ${written}${within}`
 }
 

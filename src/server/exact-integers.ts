@@ -54,21 +54,6 @@ export function readExactly<T> (value: T, text: string | undefined, member: stri
   return replaced(value, exact)
 }
 
-/**
- * The first BigInt in `value` beyond Feast's int64, as the path leading to it (`''` for `value`
- * itself, `[2].a` within it); undefined when there is none. Walks without recursion.
- */
-export function beyondInt64 (value: unknown): string | undefined {
-  const pending: Array<{ readonly value: unknown, readonly path: string }> = [{ value, path: '' }]
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    const { value: each, path } = item
-    if (typeof each === 'bigint' && !isInt64(each)) return path
-    if (each === null || typeof each !== 'object') continue
-    for (const [key, inner] of Object.entries(each).reverse()) pending.push({ value: inner, path: path + step(Array.isArray(each) ? Number(key) : key) })
-  }
-  return undefined
-}
-
 /** A path as the server's messages write a place: `.column[row]`. */
 function pathText (path: JsonPath): string {
   return path.map(step).join('')

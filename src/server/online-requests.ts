@@ -15,7 +15,8 @@ import type { FeatureCatalog, FeatureViewDef, SampleRow } from './catalog.ts'
 import { projectQuerySchema } from './project-scope.ts'
 import { utcInstant } from './utc-instant.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean, flagSchema } from './feast-boolean.ts'
-import { INT64_RANGE, beyondInt64 } from './exact-integers.ts'
+import { INT64_RANGE } from './exact-integers.ts'
+import { beyondInt64Fault, featureValueFault } from './feature-value.ts'
 import { NOT_FOUND, findNested, isContainer } from './nested-value.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
@@ -38,24 +39,6 @@ export function checkFrameDepth (frame: DataFrame, field: string): void {
         throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
       }
     }
-  }
-}
-
-/**
- * Refuses (422) a feature value holding a number that is not finite, alone or in a list or map:
- * JSON reads `1e400` as Infinity, which no JSON answer can carry back (`JSON.stringify` writes it
- * null). Feast stores it in a float or double feature, then answers every read of it with a 500
- * (Starlette's JSON writer refuses it); an integer feature fails on the write (`int()`, a 500).
- * Only the view's features are judged: other columns are not stored.
- */
-function checkFiniteFeatures (view: FeatureViewDef, df: DataFrame): void {
-  for (const feature of view.features) {
-    if (!Object.hasOwn(df, feature)) continue
-    df[feature]?.forEach((value, i) => {
-      const found = findNested(value, (inner) => typeof inner === 'number' && !Number.isFinite(inner))
-      if (found === NOT_FOUND) return
-      throw unprocessable(`df.${feature}[${i}] must hold only finite numbers (a feature of feature view ${JSON.stringify(view.name)}), got ${nonFiniteText(found as number)}`)
-    })
   }
 }
 
@@ -293,10 +276,19 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
       if (fault !== undefined) throw unprocessable(`df.${key}[${i}] must be ${ENTITY_KEY_TYPES} (a join key of feature view ${JSON.stringify(view.name)}), got ${fault}`)
     })
   }
+  const features = new Set(view.features)
   for (const [column, values] of Object.entries(df)) {
     values.forEach((value, i) => {
-      const place = beyondInt64(value)
-      if (place !== undefined) throw unprocessable(`df.${column}[${i}]${place} is an integer beyond int64 (${INT64_RANGE}), which Feast cannot write`)
+      // Only the view's features are stored, so only they must be finite; an integer beyond int64
+      // fails Feast's write of the whole frame, whichever column holds it.
+      const fault = features.has(column) ? featureValueFault(value) : beyondInt64Fault(value)
+      if (fault?.kind === 'beyond-int64') throw unprocessable(`df.${column}[${i}]${fault.path} is an integer beyond int64 (${INT64_RANGE}), which Feast cannot write`)
+      if (fault?.kind === 'not-finite') {
+        // JSON reads `1e400` as Infinity, which no JSON answer can carry back (`JSON.stringify`
+        // writes it null). Feast stores it in a float feature, then answers every read of it with a
+        // 500 (Starlette's JSON writer refuses it); an integer feature fails on the write (`int()`).
+        throw unprocessable(`df.${column}[${i}] must hold only finite numbers (a feature of feature view ${JSON.stringify(view.name)}), got ${nonFiniteText(fault.value)}`)
+      }
     })
   }
   const count = columnLength(Object.entries(df), 'df')
@@ -304,7 +296,6 @@ export function rowsFor (view: FeatureViewDef, df: DataFrame): SampleRow[] {
   times?.forEach((time, i) => {
     if (typeof time !== 'string' || Number.isNaN(utcInstant(time))) throw unprocessable(`df.${EVENT_TIMESTAMP}[${i}] must be an ISO 8601 date-time, got ${JSON.stringify(time)}`)
   })
-  checkFiniteFeatures(view, df)
   const columns = Object.keys(df)
   const rows: SampleRow[] = []
   // Defined, not assigned: a column called `__proto__` (a body parser other than Fastify's keeps

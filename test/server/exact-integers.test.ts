@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { beyondInt64, integersAsWritten, readExactly } from '../../src/server/exact-integers.ts'
+import { integersAsWritten, readExactly } from '../../src/server/exact-integers.ts'
 import { exactJson } from '../../src/server/exact-json.ts'
 import { nestedList } from '../helpers/feast-checks.ts'
 import { expectError } from '../helpers/errors.ts'
@@ -91,13 +91,5 @@ describe('integersAsWritten', () => {
     for (const text of ['', '{', '{"entities"', '{"entities": {"a', '{"entities": {"a": [1234567890123456789', '{"entities": [1234567890123456789,', '{"entities": {"a": 1 "b": 2}}', '{"entities": {"a": }}', '{"entities": [}']) {
       assert.ok(integersAsWritten(text, 'entities') instanceof Map, text)
     }
-  })
-})
-
-describe('beyondInt64', () => {
-  test('names where the first BigInt beyond int64 is, and nothing for int64\'s own range', () => {
-    assert.equal(beyondInt64([1n, { a: -(2n ** 63n), b: [2n ** 63n - 1n] }]), undefined)
-    assert.equal(beyondInt64(2n ** 63n), '')
-    assert.equal(beyondInt64([1, { a: [0, -(2n ** 63n) - 1n], b: 2n ** 64n }]), '[1].a[1]')
   })
 })
