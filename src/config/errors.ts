@@ -38,9 +38,11 @@ export class ConfigError extends FeastAuthzError {
   /**
    * Renders a bad value for an error message as feast-authz does: short, typed, and a secret
    * never shown (`a string (value hidden)`). For callers that report their own sections.
+   * An integer read exactly (a BigInt, as the registry YAML's sample rows keep large ones) is
+   * written as the file writes it, without JavaScript's `n`.
    */
   static describe (value: unknown, secret = false): string {
-    return describeValue(value, secret)
+    return typeof value === 'bigint' && !secret ? String(value) : describeValue(value, secret)
   }
 
   /**

@@ -107,6 +107,13 @@ describe('the registry YAML file', () => {
     })
   })
 
+  test('a sample row\'s large integer is quoted in a message as the file writes it, without JavaScript\'s n', () => {
+    expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: 1, event_timestamp: 12345678901234567890}\n`), {
+      type: ConfigError,
+      message: 'registry.yaml:8:22: sample_rows.stats[0].event_timestamp: expected an ISO 8601 date-time, got 12345678901234567890'
+    })
+  })
+
   test('a sample row\'s join key that is a list is refused: Feast\'s keys are scalars', () => {
     expectError(() => load(`${VIEW}sample_rows:\n  stats:\n    - {driver_id: [1, 2], rate: 1}\n`), {
       type: ConfigError,
