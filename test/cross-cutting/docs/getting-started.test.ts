@@ -92,9 +92,10 @@ describe('the programs of the getting-started page', () => {
     })
     examples.push({ url: fastify.url as string, close: async () => { await (fastify.app as { close: () => Promise<void> }).close() } })
 
+    // The port only: the callback stays as written, and its log line is asserted below.
     const express = await runExample('express', dir, {
-      from: /^app\.listen\(8080\)$/m,
-      to: "export const server = app.listen(0, '127.0.0.1')\nexport { authz }"
+      from: /^app\.listen\(8080, /m,
+      to: "export { authz }\nexport const server = app.listen(0, '127.0.0.1', "
     })
     const server = express.server as Server
     if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
@@ -117,6 +118,10 @@ describe('the programs of the getting-started page', () => {
     const response = await fetch(`${(examples[example] as Example).url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
     return { status: response.status, body: await response.json() as Record<string, unknown>, challenge: response.headers.get('www-authenticate') }
   }
+
+  test('Express: the program says where it listens, as Fastify\'s logger does', () => {
+    assert.ok(exampleLogs.express.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'listening on http://localhost:8080'), exampleLogs.express.join(''))
+  })
 
   for (const [index, name] of ['Fastify', 'Express'].entries()) {
     test(`${name}: the health route answers without a token`, async () => {
