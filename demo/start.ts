@@ -7,8 +7,9 @@
  * Everything printed on stdout is a shell script: commands as they are, the rest as comments,
  * so any line (or all of them) pastes into a shell.
  *
- * Environment: DEMO_PORT (server port, default any free one), DEMO_LOG (pino level of the
- * server's log on stderr, default warn; `info` shows every permission decision).
+ * Environment: DEMO_PORT (server port, default any free one), DEMO_PROVIDER_PORT (the OpenID
+ * provider's, likewise: pinned, a feature_store.yaml pointed at it outlives a restart), DEMO_LOG
+ * (pino level of the server's log on stderr, default warn; `info` shows every permission decision).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,7 +35,8 @@ const note = (line = ''): void => { out(line === '' ? '' : `# ${line}`) }
 // as they are now: the parent may be gone before the server is up.
 const ancestors = [process.ppid, parentOf(process.ppid)].filter((pid): pid is number => pid !== undefined && pid > 1)
 
-const provider = await startOidcProvider()
+const serverPort = portFromEnv('DEMO_PORT')
+const provider = await listening('DEMO_PROVIDER_PORT', startOidcProvider({ port: portFromEnv('DEMO_PROVIDER_PORT') }))
 for (const user of USERS) {
   if (user.roles === undefined) continue
   provider.addUser(user.name, `${user.name}-password`, {
@@ -52,7 +54,7 @@ const app = await buildReferenceServer({
   registry: loadYamlCatalogFile(fixture('registry.yaml')),
   pinoLogger: createLogger({ level: process.env.DEMO_LOG ?? 'warn' }, 2)
 })
-const url = await app.listen({ host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 0) })
+const url = await listening('DEMO_PORT', app.listen({ host: '127.0.0.1', port: serverPort }), async () => { await app.close(); await provider.close() })
 // The server's auth section in a file of its own, for the CLI lines printed below (removed on stop).
 const scratch = mkdtempSync(join(tmpdir(), 'feast-authz-demo-'))
 const configFile = join(scratch, 'feature_store.yaml')
@@ -135,6 +137,33 @@ if (once) {
   process.once('SIGHUP', exit)
   if (ancestors.some((pid) => !alive(pid))) exit()
   setInterval(() => { if (ancestors.some((pid) => !alive(pid))) exit() }, 500).unref()
+}
+
+/** The port an environment variable pins (0, any free one, when unset); exits 2 on anything but a port number. */
+function portFromEnv (name: string): number {
+  const text = process.env[name] ?? ''
+  if (text === '') return 0
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
+    process.stderr.write(`npm start: ${name} must be a port number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}\n`)
+    process.exit(2)
+  }
+  return Number(text)
+}
+
+/**
+ * What `started` resolves to; when its port is taken, says which variable pinned it and exits 1
+ * (after `cleanup`, which closes what already listens), instead of a stack trace.
+ */
+async function listening<T> (variable: string, started: Promise<T>, cleanup?: () => Promise<void>): Promise<T> {
+  try {
+    return await started
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error
+    process.stderr.write(`npm start: port ${process.env[variable] ?? ''} (${variable}) is ${code === 'EACCES' ? 'not open to this user' : 'in use'}: choose another, or unset ${variable} for any free port\n`)
+    await cleanup?.()
+    process.exit(1)
+  }
 }
 
 function parentOf (pid: number): number | undefined {

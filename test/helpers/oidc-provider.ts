@@ -97,6 +97,8 @@ export interface StartOidcProviderOptions {
   readonly users?: Record<string, TestUser>
   /** Issuer identifier different from the listening URL (e.g. `https://sts.windows.net/<tenant>/`). */
   readonly issuer?: string
+  /** Port to listen on (default: any free one); `npm start` pins it with DEMO_PROVIDER_PORT. */
+  readonly port?: number
 }
 
 /** `aud` of tokens issued without an explicit audience. */
@@ -162,7 +164,11 @@ export async function startOidcProvider (options: StartOidcProviderOptions = {})
     }
   }
   const server = tls === undefined ? http.createServer(listener) : https.createServer({ key: tls.key, cert: tls.cert }, listener)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    // A pinned port may be taken: the error is the caller's to report, not a listen that never ends.
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve() })
+  })
   const { port } = server.address() as AddressInfo
   const baseUrl = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`
   const issuer = options.issuer ?? baseUrl

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, test } from 'node:test'
@@ -31,6 +32,33 @@ describe('the demo (npm start)', () => {
       'POST /materialize-incremental': ['401', '403', '200', '403']
     })
     assert.match(stdout, /GET\s+\/api\/v1\/feature_views\s+401\s+200 \(3 views\)\s+200 \(4 views\)\s+200 \(0 views\)/)
+  })
+
+  test('DEMO_PROVIDER_PORT pins the OpenID provider\'s port, so that a feature_store.yaml pointed at it outlives a restart', async () => {
+    const port = await freePort()
+    const { stdout } = await runDemo({ DEMO_PROVIDER_PORT: String(port) })
+    assert.match(stdout, new RegExp(`^# OpenID provider: http://127\\.0\\.0\\.1:${port}/\\.well-known/openid-configuration$`, 'm'))
+  })
+
+  test('a pinned port that is taken ends the demo with exit 1 and a line naming the variable, not a stack trace', async () => {
+    const taken = await occupiedPort()
+    try {
+      for (const variable of ['DEMO_PORT', 'DEMO_PROVIDER_PORT']) {
+        const { code, stderr } = await runDemo({ [variable]: String(taken.port) })
+        assert.equal(code, 1, stderr)
+        assert.ok(stderr.includes(`npm start: port ${taken.port} (${variable}) is in use: choose another, or unset ${variable} for any free port\n`), stderr)
+        assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace')
+      }
+    } finally {
+      await new Promise((resolve) => { taken.server.close(resolve) })
+    }
+  })
+
+  test('a port variable that is no port number ends the demo with exit 2 before anything starts', async () => {
+    const { code, stdout, stderr } = await runDemo({ DEMO_PORT: '80a' })
+    assert.equal(code, 2)
+    assert.equal(stdout, '')
+    assert.equal(stderr, 'npm start: DEMO_PORT must be a port number from 0 to 65535 (0: any free port), got "80a"\n')
   })
 
   test('with --once it ends by saying that the lines it printed no longer work, and how to get a server that stays', async () => {
@@ -85,3 +113,25 @@ describe('the demo (npm start)', () => {
     assert.ok(!existsSync(scratch), `${scratch} is left behind`)
   })
 })
+
+/** The demo run with --once and `env` added to this process's environment; its exit code and both outputs. */
+async function runDemo (env: Record<string, string>): Promise<{ code: number, stdout: string, stderr: string }> {
+  return await new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--once'], { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr })
+    })
+  })
+}
+
+/** A port that was free a moment ago (the system does not hand it out again at once). */
+async function freePort (): Promise<number> {
+  const { server, port } = await occupiedPort()
+  await new Promise((resolve) => { server.close(resolve) })
+  return port
+}
+
+async function occupiedPort (): Promise<{ server: Server, port: number }> {
+  const server = createServer()
+  await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
+  return { server, port: (server.address() as { port: number }).port }
+}
