@@ -22,8 +22,10 @@ export function parseCommandArgs<T extends Options> (
     const code = (error as { code?: string }).code
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const given = /option '(-{1,2}[^']*)'/.exec((error as Error).message)?.[1] ?? ''
-      const guess = closest(given.replace(/^-+/, ''), Object.keys(options))
       const known = Object.keys(options).map((name) => `--${name}`).join(', ')
+      // `--token$TOKEN`, a space forgotten, is an unknown option too: quoted only when it reads as a name.
+      if (!readsAsName(given)) throw new UsageError(`unknown option (not shown: it may be a token); options: ${known}`)
+      const guess = closest(given.replace(/^-+/, ''), Object.keys(options))
       throw new UsageError(`unknown option ${given}${guess === undefined ? '' : ` (did you mean --${guess}?)`}; options: ${known}`)
     }
     if (code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments')
@@ -65,8 +67,13 @@ export function subcommand<S extends string> (given: string | undefined, known: 
  */
 export function unknownName (what: string, given: string, known: readonly string[]): string {
   const name = given.startsWith('-') ? given.split('=', 1)[0]! : given
-  if (!/^(?:-{0,2}[A-Za-z][A-Za-z-]{0,31})?$/.test(name)) return `unknown ${what} (not shown: it may be a token)`
+  if (!readsAsName(name)) return `unknown ${what} (not shown: it may be a token)`
   return `unknown ${what} "${name}"${didYouMean(name.replace(/^-+/, ''), known)}`
+}
+
+/** Whether a command, subcommand or option name someone typed may be repeated: letters and hyphens, as every name the CLI knows. */
+function readsAsName (text: string): boolean {
+  return /^(?:-{0,2}[A-Za-z][A-Za-z-]{0,31})?$/.test(text)
 }
 
 /** Reports a usage problem on one line plus where the options are described; returns the exit code. */

@@ -45,6 +45,19 @@ describe('parseCommandArgs', () => {
     })
   })
 
+  test('an unknown option is named with the nearest known one', () => {
+    expectError(() => parseCommandArgs(['--confg', 'x.yaml'], OPTIONS), {
+      type: UsageError,
+      message: 'unknown option --confg (did you mean --config?); options: --config, --verbose'
+    })
+  })
+
+  test('an unknown option that does not read as a name is not shown (a token run into --token, a space forgotten)', () => {
+    for (const given of ['--tokeneyJhbGciOiJSUzI1NiJ9.do-not-print-me.c2ln', '--ghp_doNotPrintMe123']) {
+      expectError(() => parseCommandArgs([given], OPTIONS), { type: UsageError, message: 'unknown option (not shown: it may be a token); options: --config, --verbose' })
+    }
+  })
+
   test('the arguments a command takes are returned with the options', () => {
     const { values, positionals } = parseCommandArgs(['show', '--config', 'x.yaml'], OPTIONS, 1)
     assert.deepEqual([{ ...values }, positionals], [{ config: 'x.yaml' }, ['show']])
