@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { inspect } from 'node:util'
 import { afterEach, describe, it } from 'node:test'
 import { createAuthFetch, type AuthFetch, type AuthFetchOptions } from '../../src/client/auth-fetch.ts'
 import type { TokenProvider } from '../../src/client/token-provider.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { closedPort } from '../helpers/listen.ts'
 import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startOidcProvider } from '../helpers/oidc-provider.ts'
 import { startProtectedApp } from '../helpers/protected-app.ts'
@@ -26,15 +26,6 @@ function recordedWaits (options: AuthFetchOptions = {}, provider: TokenProvider 
   const slept: number[] = []
   const authFetch = createAuthFetch(provider, { sleep: async (ms) => { slept.push(ms) }, ...options })
   return { authFetch, slept }
-}
-
-/** A loopback port nothing listens on: connections to it are refused. */
-async function closedPort (): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }
 
 describe('createAuthFetch retries transient failures', () => {

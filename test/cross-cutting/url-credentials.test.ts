@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -16,7 +15,7 @@ import { startApp } from '../helpers/authz-app.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { captureLogs } from '../helpers/logs.ts'
-import { listenOnLoopback } from '../helpers/listen.ts'
+import { closedPort, listenOnLoopback } from '../helpers/listen.ts'
 
 const SECRETS = ['user:', 'hunter2', 'secret=x', 'tokenvalue']
 const withCredentials = (base: string, path: string): string => `${base.replace('://', '://user:hunter2@')}${path}?secret=x&access_token=tokenvalue#tokenvalue`
@@ -119,11 +118,3 @@ describe('URLs with credentials never reach a log line or an error message', () 
     }
   })
 })
-
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}

@@ -1,6 +1,6 @@
 /** Starting an Express (or any Node) app on a free loopback port, for tests that call it over HTTP. */
 import type { Server } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 
 /** An app that listens like Express's: `listen(port, host)` gives the Node server. */
 export interface Listenable { listen (port: number, host: string): Server }
@@ -13,6 +13,15 @@ export async function listenOnLoopback (app: Listenable): Promise<Listening> {
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** A loopback port nothing listens on: connections to it are refused at once (a service that is down). */
+export async function closedPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => { resolve() }))
+  return port
 }
 
 /** What {@link rawRequest} read back: the status and the body (chunked framing left in). */

@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { assertUnavailable, oidcAuth, startApp, type TestApp } from '../../helpers/authz-app.ts'
 import { startOidcProvider, type ProviderFault, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { useOidcApp } from '../../helpers/oidc-app.ts'
 import { eventually, eventuallyStatus } from '../../helpers/eventually.ts'
+import { closedPort } from '../../helpers/listen.ts'
 
 // When the provider cannot be reached or answers garbage, the server cannot judge the
 // token: 503 with Retry-After and no challenge, never 401, never 500, never an allow.
-
-/** A loopback port on which nothing listens. */
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => { resolve() }))
-  return port
-}
 
 describe('provider faults', () => {
   let provider: TestProvider
