@@ -12,11 +12,11 @@ import { runInProcess } from '../../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { DOCS, markedBlocks, REPO, type MarkedBlock } from '../../helpers/markdown.ts'
 
-// The Fastify and Express programs of docs/getting-started.md run as written, with only what a
-// reader would change: the package imports point at the sources, the files at a temporary copy
-// of the page's feature_store.yaml (discovery URL pointed at a real provider) and permissions.yaml,
-// and the port is a free one on 127.0.0.1. A reader, a caller without the role and an anonymous
-// caller then get what the page says.
+// The Fastify and Express programs of docs/getting-started.md, with and without CORS, run as
+// written, with only what a reader would change: the package imports point at the sources, the
+// files at a temporary copy of the page's feature_store.yaml (discovery URL pointed at a real
+// provider) and permissions.yaml, and the port is a free one on 127.0.0.1. A reader, a caller
+// without the role, an anonymous caller and a browser's preflight then get what the page says.
 
 const blocks = markedBlocks(join(DOCS, 'getting-started.md'))
 const block = (kind: MarkedBlock['kind'], name: string): MarkedBlock => {
@@ -27,23 +27,38 @@ const block = (kind: MarkedBlock['kind'], name: string): MarkedBlock => {
 
 const IMPORTS: Record<string, string> = {
   'feast-authz': pathToFileURL(join(REPO, 'src/index.ts')).href,
-  'feast-authz/express': pathToFileURL(join(REPO, 'src/adapters/express.ts')).href,
+  // The entry of the sources; an example giving no logger (the CORS one) logs into the helper's capture, not stdout.
+  'feast-authz/express': import.meta.resolve('../../helpers/express-entry-for-examples.ts'),
   fastify: import.meta.resolve('fastify'),
+  '@fastify/cors': import.meta.resolve('@fastify/cors'),
   express: import.meta.resolve('express'),
+  cors: import.meta.resolve('cors'),
   pino: import.meta.resolve('pino')
 }
 
-// Every log line the two programs write, captured instead of printed (see runExample).
-const exampleLogs: Record<'fastify' | 'express', string[]> = { fastify: [], express: [] }
+type ExampleName = 'fastify' | 'express' | 'fastify-cors' | 'express-cors'
+
+// Every log line the programs write, captured instead of printed (see runExample); 3c's Express one logs into the helper's.
+const exampleLogs: Record<'fastify' | 'express' | 'fastify-cors', string[]> = { fastify: [], express: [], 'fastify-cors': [] }
 const LOG_STREAMS = '__feastAuthzGuideLogs'
 ;(globalThis as Record<string, unknown>)[LOG_STREAMS] = Object.fromEntries(
   Object.entries(exampleLogs).map(([name, lines]) => [name, { write: (line: string) => { lines.push(line) } }])
 )
 
+// The page's loggers, writing to a capture instead of stdout: the options are kept as written.
+const FASTIFY_LOGGER = "Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions } })"
+const fastifyLogger = (capture: string): { from: string, to: string } =>
+  ({ from: FASTIFY_LOGGER, to: `Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions, stream: globalThis.${LOG_STREAMS}['${capture}'] } })` })
+const LOGGERS: Partial<Record<ExampleName, { from: string, to: string }>> = {
+  fastify: fastifyLogger('fastify'),
+  'fastify-cors': fastifyLogger('fastify-cors'),
+  express: { from: "pino({ level: 'info', ...feastAuthzLoggerOptions })", to: `pino({ level: 'info', ...feastAuthzLoggerOptions }, globalThis.${LOG_STREAMS}.express)` }
+}
+
 interface Example { url: string, close: () => Promise<void> }
 
 /** Writes the page's program with the reader's substitutions and imports it. */
-async function runExample (name: 'fastify' | 'express', dir: string, listen: { from: RegExp, to: string }): Promise<Record<string, unknown>> {
+async function runExample (name: ExampleName, dir: string, listen: { from: RegExp, to: string }): Promise<Record<string, unknown>> {
   let source = block('guide-example', name).text
   source = source.replace(/from '([^']+)'/g, (whole, specifier: string) => {
     const target = IMPORTS[specifier]
@@ -51,13 +66,11 @@ async function runExample (name: 'fastify' | 'express', dir: string, listen: { f
     return `from '${target}'`
   })
   for (const file of ['feature_store.yaml', 'permissions.yaml']) source = source.split(`'./${file}'`).join(`'${join(dir, file)}'`)
-  // The page's logger, writing to a capture instead of stdout: the options are kept as written.
-  const streams = `globalThis.${LOG_STREAMS}.${name}`
-  const logger = name === 'fastify'
-    ? { from: "Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions } })", to: `Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions, stream: ${streams} } })` }
-    : { from: "pino({ level: 'info', ...feastAuthzLoggerOptions })", to: `pino({ level: 'info', ...feastAuthzLoggerOptions }, ${streams})` }
-  assert.ok(source.includes(logger.from), `the ${name} example no longer sets its logger up with ${logger.from}`)
-  source = source.replace(logger.from, logger.to)
+  const logger = LOGGERS[name]
+  if (logger !== undefined) {
+    assert.ok(source.includes(logger.from), `the ${name} example no longer sets its logger up with ${logger.from}`)
+    source = source.replace(logger.from, logger.to)
+  }
   assert.match(source, listen.from, `the ${name} example no longer ends with the expected listen call`)
   source = source.replace(listen.from, listen.to)
   const path = join(dir, `${name}-example.mts`)
@@ -65,12 +78,39 @@ async function runExample (name: 'fastify' | 'express', dir: string, listen: { f
   return await import(pathToFileURL(path).href) as Record<string, unknown>
 }
 
+/** Runs a Fastify program of the page on a free port. */
+async function startFastifyExample (name: 'fastify' | 'fastify-cors', dir: string): Promise<Example> {
+  const fastify = await runExample(name, dir, {
+    from: /^await app\.listen\(\{ port: 8080 \}\)$/m,
+    to: "export const url = await app.listen({ host: '127.0.0.1', port: 0 })\nexport { app }"
+  })
+  return { url: fastify.url as string, close: async () => { await (fastify.app as { close: () => Promise<void> }).close() } }
+}
+
+/** Runs an Express program of the page on a free port. */
+async function startExpressExample (name: 'express' | 'express-cors', dir: string): Promise<Example> {
+  // The port only: a callback (3b's) stays as written, and its log line is asserted below.
+  const express = await runExample(name, dir, {
+    from: /^app\.listen\(8080(?=[,)])/m,
+    to: "export { authz }\nexport const server = app.listen(0, '127.0.0.1'"
+  })
+  const server = express.server as Server
+  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => { server.close(() => { resolve() }) })
+      await (express.authz as { close: () => Promise<void> }).close()
+    }
+  }
+}
+
 describe('the programs of the getting-started page', () => {
   let provider: TestProvider
   let dir: string
   let readerToken: string
   let otherToken: string
-  const examples: Example[] = []
+  const examples = new Map<ExampleName, Example>()
 
   before(async () => {
     const token = JSON.parse(block('guide-token', 'getting-started').text) as Record<string, unknown>
@@ -86,36 +126,25 @@ describe('the programs of the getting-started page', () => {
     writeFileSync(join(dir, 'feature_store.yaml'), config.split(documentedUrl).join(provider.discoveryUrl))
     writeFileSync(join(dir, 'permissions.yaml'), block('guide-example', 'permissions').text)
 
-    const fastify = await runExample('fastify', dir, {
-      from: /^await app\.listen\(\{ port: 8080 \}\)$/m,
-      to: "export const url = await app.listen({ host: '127.0.0.1', port: 0 })\nexport { app }"
-    })
-    examples.push({ url: fastify.url as string, close: async () => { await (fastify.app as { close: () => Promise<void> }).close() } })
-
-    // The port only: the callback stays as written, and its log line is asserted below.
-    const express = await runExample('express', dir, {
-      from: /^app\.listen\(8080, /m,
-      to: "export { authz }\nexport const server = app.listen(0, '127.0.0.1', "
-    })
-    const server = express.server as Server
-    if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
-    examples.push({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: async () => {
-        await new Promise<void>((resolve) => { server.close(() => { resolve() }) })
-        await (express.authz as { close: () => Promise<void> }).close()
-      }
-    })
+    for (const name of ['fastify', 'fastify-cors'] as const) examples.set(name, await startFastifyExample(name, dir))
+    for (const name of ['express', 'express-cors'] as const) examples.set(name, await startExpressExample(name, dir))
   })
 
   after(async () => {
-    await Promise.all(examples.map(async (example) => { await example.close() }))
+    await Promise.all([...examples.values()].map(async (example) => { await example.close() }))
     await provider?.close()
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  const get = async (example: number, path: string, token?: string): Promise<{ status: number, body: Record<string, unknown>, challenge: string | null }> => {
-    const response = await fetch(`${(examples[example] as Example).url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
+  const urlOf = (name: ExampleName): string => {
+    const example = examples.get(name)
+    assert.ok(example !== undefined, `the ${name} example did not start`)
+    return example.url
+  }
+
+  type Answer = { status: number, body: Record<string, unknown>, challenge: string | null }
+  const get = async (example: ExampleName, path: string, token?: string): Promise<Answer> => {
+    const response = await fetch(`${urlOf(example)}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
     return { status: response.status, body: await response.json() as Record<string, unknown>, challenge: response.headers.get('www-authenticate') }
   }
 
@@ -123,31 +152,31 @@ describe('the programs of the getting-started page', () => {
     assert.ok(exampleLogs.express.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'listening on http://localhost:8080'), exampleLogs.express.join(''))
   })
 
-  for (const [index, name] of ['Fastify', 'Express'].entries()) {
+  for (const [example, name] of [['fastify', 'Fastify'], ['express', 'Express']] as const) {
     test(`${name}: the health route answers without a token`, async () => {
-      const { status, body } = await get(index, '/health')
+      const { status, body } = await get(example, '/health')
       assert.equal(status, 200)
       assert.deepEqual(body, { status: 'ok' })
     })
 
     test(`${name}: a feature route without a token is a 401 with a Bearer challenge`, async () => {
-      const { status, body, challenge } = await get(index, '/features/driver_hourly_stats')
+      const { status, body, challenge } = await get(example, '/features/driver_hourly_stats')
       assert.equal(status, 401)
       assert.equal(body.code, 'missing_token')
       assert.match(challenge ?? '', /^Bearer realm="feast"/)
     })
 
     test(`${name}: the page's reader token reads a feature view`, async () => {
-      const { status, body } = await get(index, '/features/driver_hourly_stats', readerToken)
+      const { status, body } = await get(example, '/features/driver_hourly_stats', readerToken)
       assert.equal(status, 200, JSON.stringify(body))
       assert.deepEqual(body, { view: 'driver_hourly_stats', caller: 'alice' })
     })
 
     test(`${name}: a token sent in the query string is refused and never reaches the log, header or not`, async () => {
-      const lines = exampleLogs[index === 0 ? 'fastify' : 'express']
+      const lines = exampleLogs[example]
       const before = lines.length
-      assert.equal((await get(index, `/features/driver_hourly_stats?access_token=${readerToken}`)).status, 401)
-      assert.equal((await get(index, `/features/driver_hourly_stats?project=demo&access_token=${readerToken}`, readerToken)).status, 200)
+      assert.equal((await get(example, `/features/driver_hourly_stats?access_token=${readerToken}`)).status, 401)
+      assert.equal((await get(example, `/features/driver_hourly_stats?project=demo&access_token=${readerToken}`, readerToken)).status, 200)
       const written = lines.slice(before).join('')
       assert.match(written, /access_token=\[redacted\]/)
       assert.match(written, /project=demo/)
@@ -155,9 +184,43 @@ describe('the programs of the getting-started page', () => {
     })
 
     test(`${name}: a caller without the reader role is a 403`, async () => {
-      const { status, body } = await get(index, '/features/driver_hourly_stats', otherToken)
+      const { status, body } = await get(example, '/features/driver_hourly_stats', otherToken)
       assert.equal(status, 403)
       assert.equal(body.code, 'permission_denied')
+    })
+  }
+
+  // 3c: the origin its CORS examples allow, as written there.
+  const pageOrigin = (name: ExampleName): string => {
+    const origin = /origin: \['([^']+)'\]/.exec(block('guide-example', name).text)?.[1]
+    assert.ok(origin !== undefined, `the ${name} example allows no origin`)
+    return origin
+  }
+
+  for (const [example, name] of [['fastify-cors', 'Fastify'], ['express-cors', 'Express']] as const) {
+    test(`${name} with CORS: a browser's preflight, without a token, is answered with 204 allowing the page's origin and the Authorization header`, async () => {
+      const response = await fetch(`${urlOf(example)}/features/driver_hourly_stats`, {
+        method: 'OPTIONS',
+        headers: { origin: pageOrigin(example), 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }
+      })
+      assert.equal(response.status, 204)
+      assert.equal(response.headers.get('access-control-allow-origin'), pageOrigin(example))
+      assert.match(response.headers.get('access-control-allow-headers') ?? '', /\bauthorization\b/i)
+    })
+
+    test(`${name} with CORS: a request without a token is a 401 the page may read, with its challenge exposed`, async () => {
+      const response = await fetch(`${urlOf(example)}/features/driver_hourly_stats`, { headers: { origin: pageOrigin(example) } })
+      assert.equal(response.status, 401)
+      assert.equal(response.headers.get('access-control-allow-origin'), pageOrigin(example))
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="feast"/)
+      assert.match(response.headers.get('access-control-expose-headers') ?? '', /\bWWW-Authenticate\b/i)
+    })
+
+    test(`${name} with CORS: the page's reader token reads a feature view, the origin allowed`, async () => {
+      const response = await fetch(`${urlOf(example)}/features/driver_hourly_stats`, { headers: { origin: pageOrigin(example), authorization: `Bearer ${readerToken}` } })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('access-control-allow-origin'), pageOrigin(example))
+      assert.deepEqual(await response.json(), { view: 'driver_hourly_stats', caller: 'alice' })
     })
   }
 })
