@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { closedPort } from '../../helpers/listen.ts'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, test } from 'node:test'
@@ -35,7 +36,7 @@ describe('the demo (npm start)', () => {
   })
 
   test('DEMO_PROVIDER_PORT pins the OpenID provider\'s port, so that a feature_store.yaml pointed at it outlives a restart', async () => {
-    const port = await freePort()
+    const port = await closedPort()
     const { stdout } = await runDemo({ DEMO_PROVIDER_PORT: String(port) })
     assert.match(stdout, new RegExp(`^# OpenID provider: http://127\\.0\\.0\\.1:${port}/\\.well-known/openid-configuration$`, 'm'))
   })
@@ -121,13 +122,6 @@ async function runDemo (env: Record<string, string>): Promise<{ code: number, st
       resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr })
     })
   })
-}
-
-/** A port that was free a moment ago (the system does not hand it out again at once). */
-async function freePort (): Promise<number> {
-  const { server, port } = await occupiedPort()
-  await new Promise((resolve) => { server.close(resolve) })
-  return port
 }
 
 async function occupiedPort (): Promise<{ server: Server, port: number }> {
