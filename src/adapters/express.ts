@@ -1,7 +1,11 @@
 /**
- * feast-authz for Express 5 (`feast-authz/express`): an `authenticate` middleware with the
+ * feast-authz for Express 4 and 5 (`feast-authz/express`): an `authenticate` middleware with the
  * same 401/503/RFC 6750 behaviour as the Fastify plugin, and `requirePermission(spec)`.
  * Both run the shared steps of authenticate-request.ts and require-permission.ts.
+ *
+ * Neither middleware returns a promise: Express 4 ignores one (a rejection would be unhandled,
+ * which ends the process on Node 15+), so every outcome, errors included, goes to `next` or to
+ * the response explicitly, and both majors behave alike.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { AuthConfig } from '../config/auth-config.ts'
@@ -97,7 +101,7 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
       req.principal = principal
       next()
     },
-    reject: (_req, res, _next, rejection) => { send(res, rejection) }
+    reject: (_req, res, next, rejection) => { refuse(res, next, rejection) }
   })
   // Not async: a cached token continues synchronously, as in the Fastify plugin.
   const authenticate: RequestHandler = (req, res, next) => {
@@ -111,7 +115,7 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
     // The route's request types only narrow what the spec's callbacks see: one implementation.
     requirePermission: ((spec: ExpressPermissionSpec): RequestHandler => {
       const compiled = core.gate.compile(spec)
-      return async (req: Request, res: Response, next: NextFunction) => {
+      return (req: Request, res: Response, next: NextFunction) => {
         if (req.principal === undefined && core.authType !== 'no_auth') {
           const { log, suppressed } = hintThrottle('no-authenticate')
           if (log) {
@@ -119,11 +123,12 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
               'feast-authz: requirePermission found no principal on the request: did you mount authenticate (app.use(authz.authenticate)) before this route?')
           }
         }
-        // Errors thrown while computing resources reach Express's error handling (Express 5 awaits us).
-        const outcome = await core.gate.evaluate(compiled, req, req.principal ?? null, logger)
-        if (!outcome.allowed) { send(res, outcome.rejection); return }
-        if (compiled.filter) req.permittedResources = outcome.resources
-        next()
+        // An error of the spec's callbacks (a 422 for a bad body, say) reaches the app's error handler as it was thrown.
+        core.gate.evaluate(compiled, req, req.principal ?? null, logger).then((outcome) => {
+          if (!outcome.allowed) { refuse(res, next, outcome.rejection); return }
+          if (compiled.filter) req.permittedResources = outcome.resources
+          next()
+        }, (error: unknown) => { forward(next, error) })
       }
     }) as FeastAuthzExpress['requirePermission'],
     config: core.config,
@@ -133,8 +138,20 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
   }
 }
 
-function send (res: Response, rejection: Rejection): void {
-  res.status(rejection.status).set(rejection.headers).json(rejection.body)
+// Called from promise callbacks too, where a throw would be an unhandled rejection: a reply that
+// cannot be sent (another middleware, a timeout say, already answered) goes to the error handler.
+function refuse (res: Response, next: NextFunction, rejection: Rejection): void {
+  try {
+    res.status(rejection.status).set(rejection.headers).json(rejection.body)
+  } catch (error) {
+    forward(next, error)
+  }
+}
+
+// `next()`, `next('route')` and `next('router')` would go on past the check: a thrown value that is
+// not an object (nothing at all, as from `Promise.reject()`, or a string) reaches the error handler as an Error.
+function forward (next: NextFunction, error: unknown): void {
+  next(typeof error === 'object' && error !== null ? error : new Error(`feast-authz: the permission check failed: ${String(error)}`))
 }
 
 export default feastAuthzExpress

@@ -17,6 +17,7 @@ import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
+import { EXPRESS_MAJORS } from '../helpers/express-majors.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 const TOKENS = {
@@ -42,7 +43,7 @@ async function get (url: string, authorization?: string): Promise<{ status: numb
   })
 }
 
-const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Array<Record<string, unknown>>, close: () => Promise<void> }> }> = [
+const adapters: Array<{ name: string, start: () => Promise<{ url: string, lines: Array<Record<string, unknown>>, close: () => Promise<void> }> }> = [
   {
     name: 'Fastify',
     start: async () => {
@@ -54,8 +55,8 @@ const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Arr
       return { url, lines, close: async () => { await app.close() } }
     }
   },
-  {
-    name: 'Express',
+  ...EXPRESS_MAJORS.map(({ name, express }) => ({
+    name,
     start: async () => {
       const { logger, lines } = captureLogs()
       const authz = feastAuthzExpress({ config: CONFIG, manager: stubManager(TOKENS), permissions: PERMISSIONS, logger })
@@ -65,10 +66,10 @@ const both: Array<{ name: string, start: () => Promise<{ url: string, lines: Arr
       const { server, url } = await listenOnLoopback(app)
       return { url, lines, close: async () => { server.close(); await authz.close() } }
     }
-  }
+  }))
 ]
 
-for (const adapter of both) {
+for (const adapter of adapters) {
   describe(`the wire and the log through ${adapter.name}`, () => {
     let url: string
     let lines: Array<Record<string, unknown>>
