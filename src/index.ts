@@ -3,7 +3,7 @@
  * Fastify plugin and its types; each other audience has its own entry point:
  *
  * - `feastAuthz` (default export): the Fastify plugin.
- * - `feast-authz/express`: the same for Express 5.
+ * - `feast-authz/express`: the same for Express 4 and 5.
  * - `feast-authz/permissions`: the permission model, definitions, YAML files and the decision engine.
  * - `feast-authz/registry`: Feast registry files: resources and permissions.
  * - `feast-authz/operator`: a FeatureStore resource rendered into auth configuration.

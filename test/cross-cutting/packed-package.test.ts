@@ -52,11 +52,19 @@ async function unpackInto (name: string, manifest: Record<string, unknown>): Pro
   return consumer
 }
 
-/** A consumer project whose `app.ts` is `source`, with a strict NodeNext tsconfig that checks it. */
-async function typedConsumer (name: string, source: readonly string[], { skipLibCheck }: { skipLibCheck: boolean }): Promise<string> {
+/**
+ * A consumer project whose `app.ts` is `source`, with a strict NodeNext tsconfig that checks it;
+ * `compilerOptions` adds to or replaces the tsconfig's.
+ */
+async function typedConsumer (
+  name: string,
+  source: readonly string[],
+  { skipLibCheck, compilerOptions }: { skipLibCheck: boolean, compilerOptions?: Record<string, unknown> }
+): Promise<string> {
   const consumer = await unpackInto(name, { name: 'consumer', type: 'module', private: true })
+  const strict = { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] }
   writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+    compilerOptions: { ...strict, ...compilerOptions },
     files: ['app.ts']
   }))
   writeFileSync(join(consumer, 'app.ts'), source.join('\n'))
@@ -353,5 +361,26 @@ describe('an app with only one of the two frameworks installed', () => {
         assert.deepEqual(files.filter((file) => /\/node_modules\/fastify(-plugin)?\//.test(file)), [])
       })
     }
+  }
+
+  /**
+   * An app still on Express 4 types its `express` with @types/express 4, installed here under the
+   * alias `@types/express4` and given to the consumer by `paths`. A type reference
+   * (`/// <reference types="express-serve-static-core" />`) is looked up in `typeRoots` first, so
+   * Express 4's own come before the repository's, which hold Express 5's.
+   */
+  const EXPRESS_4_TYPES = {
+    paths: { express: [join(root, 'node_modules/@types/express4/index.d.ts')] },
+    typeRoots: [join(root, 'node_modules/@types/express4/node_modules/@types'), join(root, 'node_modules/@types')]
+  }
+  const [expressApp] = FASTIFY_FREE_APPS
+  for (const [index, { name, tsc }] of COMPILERS.entries()) {
+    test(`type-checks the strict Express app without skipLibCheck under ${name} against @types/express 4`, { timeout: 120_000 }, async () => {
+      const consumer = await typedConsumer(`express-4-app-${index}`, expressApp.source, { skipLibCheck: false, compilerOptions: EXPRESS_4_TYPES })
+      const files = await filesCheckedIn(consumer, tsc)
+      assert.ok(files.some((file) => file.endsWith(expressApp.declarations)), 'the listing names the declarations it checked')
+      assert.ok(files.some((file) => file.endsWith('node_modules/@types/express4/index.d.ts')), 'the listing names @types/express 4')
+      assert.deepEqual(files.filter((file) => /\/@types\/express(-serve-static-core)?\/index\.d\.ts$/.test(file) && !file.includes('/@types/express4/')), [])
+    })
   }
 })
