@@ -11,9 +11,10 @@ import { main } from '../../../src/cli/main.ts'
 import { runInProcess } from '../../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { DOCS, markedBlocks, REPO, type MarkedBlock } from '../../helpers/markdown.ts'
+import { EXPRESS_MAJORS } from '../../helpers/express-majors.ts'
 
-// The Fastify and Express programs of docs/getting-started.md, with and without CORS, run as
-// written, with only what a reader would change: the package imports point at the sources, the
+// The Fastify and Express programs of docs/getting-started.md, with and without CORS (the Express
+// ones on Express 5 and on Express 4), run as written, with only what a reader would change: the package imports point at the sources, the
 // files at a temporary copy of the page's feature_store.yaml (discovery URL pointed at a real
 // provider) and permissions.yaml, and the port is a free one on 127.0.0.1. A reader, a caller
 // without the role, an anonymous caller and a browser's preflight then get what the page says.
@@ -36,10 +37,27 @@ const IMPORTS: Record<string, string> = {
   pino: import.meta.resolve('pino')
 }
 
-type ExampleName = 'fastify' | 'express' | 'fastify-cors' | 'express-cors'
+type ProgramName = 'fastify' | 'express' | 'fastify-cors' | 'express-cors'
+
+/** A program of the page as the test runs it: each Express one runs once on each Express major. */
+interface Run {
+  /** What the test calls it: the program's name, with the major for Express (`express@4`). */
+  readonly id: string
+  /** For test names: `Fastify`, `Express 5`, `Express 4`. */
+  readonly name: string
+  /** The page's `guide-example` block. */
+  readonly program: ProgramName
+  /** What `import ... from 'express'` imports, for an Express program. */
+  readonly express?: string
+}
+const runsOf = (program: ProgramName): Run[] => program.startsWith('fastify')
+  ? [{ id: program, name: 'Fastify', program }]
+  : EXPRESS_MAJORS.map((major) => ({ id: `${program}@${major.major}`, name: major.name, program, express: major.specifier }))
+const PLAIN_RUNS = [...runsOf('fastify'), ...runsOf('express')]
+const CORS_RUNS = [...runsOf('fastify-cors'), ...runsOf('express-cors')]
 
 // Every log line the programs write, captured instead of printed (see runExample); 3c's Express one logs into the helper's.
-const exampleLogs: Record<'fastify' | 'express' | 'fastify-cors', string[]> = { fastify: [], express: [], 'fastify-cors': [] }
+const exampleLogs: Record<string, string[]> = Object.fromEntries([...PLAIN_RUNS, ...CORS_RUNS].map((run) => [run.id, []]))
 const LOG_STREAMS = '__feastAuthzGuideLogs'
 ;(globalThis as Record<string, unknown>)[LOG_STREAMS] = Object.fromEntries(
   Object.entries(exampleLogs).map(([name, lines]) => [name, { write: (line: string) => { lines.push(line) } }])
@@ -49,38 +67,40 @@ const LOG_STREAMS = '__feastAuthzGuideLogs'
 const FASTIFY_LOGGER = "Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions } })"
 const fastifyLogger = (capture: string): { from: string, to: string } =>
   ({ from: FASTIFY_LOGGER, to: `Fastify({ logger: { level: 'info', ...feastAuthzLoggerOptions, stream: globalThis.${LOG_STREAMS}['${capture}'] } })` })
-const LOGGERS: Partial<Record<ExampleName, { from: string, to: string }>> = {
-  fastify: fastifyLogger('fastify'),
-  'fastify-cors': fastifyLogger('fastify-cors'),
-  express: { from: "pino({ level: 'info', ...feastAuthzLoggerOptions })", to: `pino({ level: 'info', ...feastAuthzLoggerOptions }, globalThis.${LOG_STREAMS}.express)` }
+const LOGGERS: Partial<Record<ProgramName, (capture: string) => { from: string, to: string }>> = {
+  fastify: fastifyLogger,
+  'fastify-cors': fastifyLogger,
+  express: (capture) => ({ from: "pino({ level: 'info', ...feastAuthzLoggerOptions })", to: `pino({ level: 'info', ...feastAuthzLoggerOptions }, globalThis.${LOG_STREAMS}['${capture}'])` })
 }
 
 interface Example { url: string, close: () => Promise<void> }
 
 /** Writes the page's program with the reader's substitutions and imports it. */
-async function runExample (name: ExampleName, dir: string, listen: { from: RegExp, to: string }): Promise<Record<string, unknown>> {
+async function runExample (run: Run, dir: string, listen: { from: RegExp, to: string }): Promise<Record<string, unknown>> {
+  const name = run.program
+  const imports = run.express === undefined ? IMPORTS : { ...IMPORTS, express: import.meta.resolve(run.express) }
   let source = block('guide-example', name).text
   source = source.replace(/from '([^']+)'/g, (whole, specifier: string) => {
-    const target = IMPORTS[specifier]
+    const target = imports[specifier]
     assert.ok(target !== undefined, `the ${name} example imports ${specifier}, which this test does not map`)
     return `from '${target}'`
   })
   for (const file of ['feature_store.yaml', 'permissions.yaml']) source = source.split(`'./${file}'`).join(`'${join(dir, file)}'`)
-  const logger = LOGGERS[name]
+  const logger = LOGGERS[name]?.(run.id)
   if (logger !== undefined) {
     assert.ok(source.includes(logger.from), `the ${name} example no longer sets its logger up with ${logger.from}`)
     source = source.replace(logger.from, logger.to)
   }
   assert.match(source, listen.from, `the ${name} example no longer ends with the expected listen call`)
   source = source.replace(listen.from, listen.to)
-  const path = join(dir, `${name}-example.mts`)
+  const path = join(dir, `${run.id.replace(/\W/g, '-')}-example.mts`)
   writeFileSync(path, source)
   return await import(pathToFileURL(path).href) as Record<string, unknown>
 }
 
 /** Runs a Fastify program of the page on a free port. */
-async function startFastifyExample (name: 'fastify' | 'fastify-cors', dir: string): Promise<Example> {
-  const fastify = await runExample(name, dir, {
+async function startFastifyExample (run: Run, dir: string): Promise<Example> {
+  const fastify = await runExample(run, dir, {
     from: /^await app\.listen\(\{ port: 8080 \}\)$/m,
     to: "export const url = await app.listen({ host: '127.0.0.1', port: 0 })\nexport { app }"
   })
@@ -88,9 +108,9 @@ async function startFastifyExample (name: 'fastify' | 'fastify-cors', dir: strin
 }
 
 /** Runs an Express program of the page on a free port. */
-async function startExpressExample (name: 'express' | 'express-cors', dir: string): Promise<Example> {
+async function startExpressExample (run: Run, dir: string): Promise<Example> {
   // The port only: a callback (3b's) stays as written, and its log line is asserted below.
-  const express = await runExample(name, dir, {
+  const express = await runExample(run, dir, {
     from: /^app\.listen\(8080(?=[,)])/m,
     to: "export { authz }\nexport const server = app.listen(0, '127.0.0.1'"
   })
@@ -110,7 +130,7 @@ describe('the programs of the getting-started page', () => {
   let dir: string
   let readerToken: string
   let otherToken: string
-  const examples = new Map<ExampleName, Example>()
+  const examples = new Map<string, Example>()
 
   before(async () => {
     const token = JSON.parse(block('guide-token', 'getting-started').text) as Record<string, unknown>
@@ -126,8 +146,9 @@ describe('the programs of the getting-started page', () => {
     writeFileSync(join(dir, 'feature_store.yaml'), config.split(documentedUrl).join(provider.discoveryUrl))
     writeFileSync(join(dir, 'permissions.yaml'), block('guide-example', 'permissions').text)
 
-    for (const name of ['fastify', 'fastify-cors'] as const) examples.set(name, await startFastifyExample(name, dir))
-    for (const name of ['express', 'express-cors'] as const) examples.set(name, await startExpressExample(name, dir))
+    for (const run of [...PLAIN_RUNS, ...CORS_RUNS]) {
+      examples.set(run.id, await (run.express === undefined ? startFastifyExample : startExpressExample)(run, dir))
+    }
   })
 
   after(async () => {
@@ -136,23 +157,26 @@ describe('the programs of the getting-started page', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  const urlOf = (name: ExampleName): string => {
-    const example = examples.get(name)
-    assert.ok(example !== undefined, `the ${name} example did not start`)
+  const urlOf = (id: string): string => {
+    const example = examples.get(id)
+    assert.ok(example !== undefined, `the ${id} example did not start`)
     return example.url
   }
 
   type Answer = { status: number, body: Record<string, unknown>, challenge: string | null }
-  const get = async (example: ExampleName, path: string, token?: string): Promise<Answer> => {
+  const get = async (example: string, path: string, token?: string): Promise<Answer> => {
     const response = await fetch(`${urlOf(example)}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } })
     return { status: response.status, body: await response.json() as Record<string, unknown>, challenge: response.headers.get('www-authenticate') }
   }
 
-  test('Express: the program says where it listens, as Fastify\'s logger does', () => {
-    assert.ok(exampleLogs.express.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'listening on http://localhost:8080'), exampleLogs.express.join(''))
-  })
+  for (const { id: example, name, program } of PLAIN_RUNS) {
+    if (program === 'express') {
+      test(`${name}: the program says where it listens, as Fastify's logger does`, () => {
+        const lines = exampleLogs[example] ?? []
+        assert.ok(lines.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'listening on http://localhost:8080'), lines.join(''))
+      })
+    }
 
-  for (const [example, name] of [['fastify', 'Fastify'], ['express', 'Express']] as const) {
     test(`${name}: the health route answers without a token`, async () => {
       const { status, body } = await get(example, '/health')
       assert.equal(status, 200)
@@ -173,7 +197,7 @@ describe('the programs of the getting-started page', () => {
     })
 
     test(`${name}: a token sent in the query string is refused and never reaches the log, header or not`, async () => {
-      const lines = exampleLogs[example]
+      const lines = exampleLogs[example] ?? []
       const before = lines.length
       assert.equal((await get(example, `/features/driver_hourly_stats?access_token=${readerToken}`)).status, 401)
       assert.equal((await get(example, `/features/driver_hourly_stats?project=demo&access_token=${readerToken}`, readerToken)).status, 200)
@@ -191,13 +215,14 @@ describe('the programs of the getting-started page', () => {
   }
 
   // 3c: the origin its CORS examples allow, as written there.
-  const pageOrigin = (name: ExampleName): string => {
-    const origin = /origin: \['([^']+)'\]/.exec(block('guide-example', name).text)?.[1]
-    assert.ok(origin !== undefined, `the ${name} example allows no origin`)
+  const pageOrigin = (example: string): string => {
+    const program = example.replace(/@\d+$/, '')
+    const origin = /origin: \['([^']+)'\]/.exec(block('guide-example', program).text)?.[1]
+    assert.ok(origin !== undefined, `the ${program} example allows no origin`)
     return origin
   }
 
-  for (const [example, name] of [['fastify-cors', 'Fastify'], ['express-cors', 'Express']] as const) {
+  for (const { id: example, name } of CORS_RUNS) {
     test(`${name} with CORS: a browser's preflight, without a token, is answered with 204 allowing the page's origin and the Authorization header`, async () => {
       const response = await fetch(`${urlOf(example)}/features/driver_hourly_stats`, {
         method: 'OPTIONS',
@@ -239,7 +264,7 @@ describe('installing, as the getting-started page says', () => {
 
   test('the Express app installs no Fastify, and its program imports nothing of the package but feast-authz/express', () => {
     const page = readFileSync(join(DOCS, 'getting-started.md'), 'utf8')
-    const express = page.slice(page.indexOf('## 3b. In an Express 5 app'))
+    const express = page.slice(page.indexOf('## 3b. In an Express app'))
     const install = /^npm install (.*)$/m.exec(express)?.[1]
     assert.ok(install !== undefined, 'section 3b has no npm install line')
     const packages = install.replace(/#.*/, '').trim().split(/\s+/)
