@@ -109,7 +109,7 @@ async function startFastifyExample (run: Run, dir: string): Promise<Example> {
 
 /** Runs an Express program of the page on a free port. */
 async function startExpressExample (run: Run, dir: string): Promise<Example> {
-  // The port only: a callback (3b's) stays as written, and its log line is asserted below.
+  // The port only: what follows (3b's 'listening' handler) stays as written, and its log line is asserted below.
   const express = await runExample(run, dir, {
     from: /^app\.listen\(8080(?=[,)])/m,
     to: "export { authz }\nexport const server = app.listen(0, '127.0.0.1'"
