@@ -21,6 +21,7 @@ import { createLogger } from '../src/base/logging.ts'
 import { buildReferenceServer } from '../src/server/app.ts'
 import { loadYamlCatalogFile } from '../src/server/catalog-yaml.ts'
 import { readFeatureStoreFile } from '../src/config/feature-store-file.ts'
+import { portNumber } from '../src/cli/args.ts'
 import { startOidcProvider } from '../test/helpers/oidc-provider.ts'
 import { PROBES, USERS, type DemoUser } from './probes.ts'
 
@@ -143,11 +144,12 @@ if (once) {
 function portFromEnv (name: string): number {
   const text = process.env[name] ?? ''
   if (text === '') return 0
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
+  const port = portNumber(text)
+  if (port === undefined) {
     process.stderr.write(`npm start: ${name} must be a port number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}\n`)
     process.exit(2)
   }
-  return Number(text)
+  return port
 }
 
 /**

@@ -76,6 +76,11 @@ function readsAsName (text: string): boolean {
   return /^(?:-{0,2}[A-Za-z][A-Za-z-]{0,31})?$/.test(text)
 }
 
+/** The TCP port `text` names (0: any free one), or undefined when it names none: decimal digits, at most 65535. */
+export function portNumber (text: string): number | undefined {
+  return /^\d{1,5}$/.test(text) && Number(text) <= 65535 ? Number(text) : undefined
+}
+
 /** Reports a usage problem on one line plus where the options are described; returns the exit code. */
 export function reportUsage (io: CliIo, command: string, error: unknown): 2 {
   io.stderr(`feast-authz ${command}: ${(error as Error).message}\nRun \`feast-authz ${command} --help\` for the options.\n`)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { parseCommandArgs, subcommand } from '../../src/cli/args.ts'
+import { parseCommandArgs, portNumber, subcommand } from '../../src/cli/args.ts'
 import { UsageError } from '../../src/cli/io.ts'
 import { expectError } from '../helpers/errors.ts'
 
@@ -61,5 +61,15 @@ describe('parseCommandArgs', () => {
   test('the arguments a command takes are returned with the options', () => {
     const { values, positionals } = parseCommandArgs(['show', '--config', 'x.yaml'], OPTIONS, 1)
     assert.deepEqual([{ ...values }, positionals], [{ config: 'x.yaml' }, ['show']])
+  })
+})
+
+describe('portNumber', () => {
+  test('reads a port from 0 to 65535 written in decimal digits', () => {
+    assert.deepEqual(['0', '8080', '65535', '00080'].map(portNumber), [0, 8080, 65535, 80])
+  })
+
+  test('reads no port from anything else', () => {
+    for (const text of ['', '65536', '-1', '80a', '8.0', ' 80', '0x50', '1e3', '123456']) assert.equal(portNumber(text), undefined, text)
   })
 })

@@ -50,6 +50,14 @@ describe('feast-authz serve', () => {
     assert.match(stderr, /REED/)
   })
 
+  test('a --port that is no port number exits 2 before anything starts, saying what it expected', async () => {
+    for (const port of ['65536', '80a', '-1']) {
+      const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', `--port=${port}`])
+      assert.equal(code, 2, port)
+      assert.match(stderr, new RegExp(`^feast-authz serve: --port must be a number from 0 to 65535, got "${port}"\n`))
+    }
+  })
+
   test('without --config and with no fallback it exits 2 naming the three places a configuration can come from', async () => {
     const { code, stderr } = await runInProcess(runServe, [])
     assert.equal(code, 2)

@@ -8,7 +8,7 @@ import { isCatalogYamlPath } from '../../registry/config.ts'
 import { buildReferenceServer } from '../../server/app.ts'
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../server/catalog.ts'
-import { parseCommandArgs, reportUsage } from '../args.ts'
+import { parseCommandArgs, portNumber, reportUsage } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
@@ -49,8 +49,9 @@ export const run: CliCommand = async (argv, io) => {
       help: { type: 'boolean', short: 'h' }
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
-    port = Number(values.port)
-    if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
+    const given = portNumber(String(values.port))
+    if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
+    port = given
     if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
     config = configArgument(values.config as string | undefined, io.env)
   } catch (error) {
