@@ -4,6 +4,7 @@
  * (a 422 naming the body's place, a ConfigError naming the file's).
  */
 import { isInt64 } from './exact-integers.ts'
+import { findNested } from './nested-value.ts'
 
 /** Where a fault is within the value: `''` for the value itself, `[2].a` within it. */
 export type ValuePath = string
@@ -27,16 +28,8 @@ export function beyondInt64Fault (value: unknown): FeatureValueFault | undefined
   return firstFault(value, false)
 }
 
-/** Walks without recursion (a body's depth is bounded elsewhere, a file's is not), in document order. */
 function firstFault (value: unknown, judgeFinite: boolean): FeatureValueFault | undefined {
-  const pending: Array<{ readonly value: unknown, readonly path: ValuePath }> = [{ value, path: '' }]
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    const { value: each, path } = item
-    if (typeof each === 'bigint' && !isInt64(each)) return { kind: 'beyond-int64', path }
-    if (judgeFinite && typeof each === 'number' && !Number.isFinite(each)) return { kind: 'not-finite', value: each, path }
-    if (each === null || typeof each !== 'object') continue
-    const isList = Array.isArray(each)
-    for (const [key, inner] of Object.entries(each).reverse()) pending.push({ value: inner, path: path + (isList ? `[${key}]` : `.${key}`) })
-  }
-  return undefined
+  const found = findNested(value, (inner) => (typeof inner === 'bigint' && !isInt64(inner)) || (judgeFinite && typeof inner === 'number' && !Number.isFinite(inner)))
+  if (found === undefined) return undefined
+  return typeof found.value === 'bigint' ? { kind: 'beyond-int64', path: found.path } : { kind: 'not-finite', value: found.value as number, path: found.path }
 }

@@ -17,7 +17,7 @@ import { utcInstant } from './utc-instant.ts'
 import { FEAST_BOOLEAN_VALUES, feastBoolean, flagSchema } from './feast-boolean.ts'
 import { INT64_RANGE } from './exact-integers.ts'
 import { beyondInt64Fault, featureValueFault } from './feature-value.ts'
-import { NOT_FOUND, findNested, isContainer } from './nested-value.ts'
+import { findNested, isContainer } from './nested-value.ts'
 
 /** Columns of a data frame, as Feast's HTTP API sends them: `{ column: [values...] }`. */
 export type DataFrame = Readonly<Record<string, readonly unknown[]>>
@@ -35,7 +35,7 @@ export const MAX_VALUE_DEPTH = 32
 export function checkFrameDepth (frame: DataFrame, field: string): void {
   for (const [column, values] of Object.entries(frame)) {
     for (const value of values) {
-      if (findNested(value, (inner, depth) => depth > MAX_VALUE_DEPTH && isContainer(inner)) !== NOT_FOUND) {
+      if (findNested(value, (inner, depth) => depth > MAX_VALUE_DEPTH && isContainer(inner)) !== undefined) {
         throw unprocessable(`${field}.${column}: a value nests more than ${MAX_VALUE_DEPTH} levels deep`)
       }
     }
