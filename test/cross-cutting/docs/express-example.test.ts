@@ -10,7 +10,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { after, before, describe, test } from 'node:test'
+import { after, before, describe, mock, test } from 'node:test'
 import { DOCS, markedBlocks, REPO } from '../../helpers/markdown.ts'
 import { defineReadChecks, issueTokens, postAs, writeStore, type StoreFiles, type User } from '../../helpers/feast-checks.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
@@ -20,6 +20,9 @@ import { EXPRESS_MAJORS, type ExpressMajor } from '../../helpers/express-majors.
 let provider: TestProvider
 let store: StoreFiles
 let tokens: Record<User, string>
+
+/** The example's server and adapter, and the lines it printed while starting. */
+interface RunningExample { server: Server, authz: { close: () => Promise<void> }, printed: string[] }
 
 before(async () => {
   // The provider is started here, not by the OIDC-app fixture: the documented Express example runs as written.
@@ -34,7 +37,7 @@ after(async () => {
 })
 
 /** Writes the example with `express` mapped to `major`'s package, imports it, and answers what it exports. */
-async function startExample (major: ExpressMajor): Promise<{ server: Server, authz: { close: () => Promise<void> } }> {
+async function startExample (major: ExpressMajor): Promise<RunningExample> {
   const imports: Record<string, string> = {
     express: import.meta.resolve(major.specifier),
     // The entry of the sources, whose default logger (the example gives none) writes into exampleLogs, not stdout.
@@ -51,19 +54,27 @@ async function startExample (major: ExpressMajor): Promise<{ server: Server, aut
   for (const [file, path] of [['feature_store.yaml', store.config], ['permissions.yaml', store.permissions], ['registry.yaml', store.registry]]) {
     source = source.split(`'./${file}'`).join(`'${path}'`)
   }
-  const listen = /^app\.listen\(6566\)$/m
-  assert.match(source, listen, 'the example no longer ends with app.listen(6566)')
-  source = source.replace(listen, "export const server = app.listen(0, '127.0.0.1')\nexport { authz }")
+  // The port only: what follows (the 'listening' handler) stays as written, and what it prints is kept.
+  const listen = /^app\.listen\(6566(?=[,)])/m
+  assert.match(source, listen, 'the example no longer listens with app.listen(6566…)')
+  source = source.replace(listen, "export { authz }\nexport const server = app.listen(0, '127.0.0.1'")
   const path = join(store.dir, `express-example-${major.specifier}.mts`)
   writeFileSync(path, source)
-  const example = await import(pathToFileURL(path).href) as { server: Server, authz: { close: () => Promise<void> } }
-  if (!example.server.listening) await new Promise((resolve) => example.server.once('listening', resolve))
-  return example
+  const printed = mock.method(console, 'log', () => {})
+  try {
+    const example = await import(pathToFileURL(path).href) as { server: Server, authz: { close: () => Promise<void> } }
+    if (!example.server.listening) await new Promise((resolve) => example.server.once('listening', resolve))
+    // The 'listening' handler runs after the server's own: one more turn lets it print.
+    await new Promise((resolve) => setImmediate(resolve))
+    return { ...example, printed: printed.mock.calls.map((call) => call.arguments.join(' ')) }
+  } finally {
+    printed.mock.restore()
+  }
 }
 
 for (const major of EXPRESS_MAJORS) {
   describe(`the Express example on ${major.name}: POST /get-online-features checks what Feast checks, in Feast's order`, () => {
-    let example: { server: Server, authz: { close: () => Promise<void> } } | undefined
+    let example: RunningExample | undefined
     let base: string
 
     before(async () => {
@@ -80,6 +91,10 @@ for (const major of EXPRESS_MAJORS) {
     })
 
     for (const [name, check] of Object.entries(defineReadChecks(() => ({ base, tokens })))) test(name, check)
+
+    test('says where it listens once the port is open', () => {
+      assert.deepEqual(example?.printed, ['feature server listening on http://localhost:6566'])
+    })
 
     test('without a token: 401 before the body is read', async () => {
       const response = await fetch(`${base}/get-online-features`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' })
