@@ -98,24 +98,49 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
       done(error as Error)
       return
     }
-    enforce(gate, compiled, request, reply).then(
-      (sent) => { if (sent === undefined) done() },
+    let sent: FastifyReply | undefined | Promise<FastifyReply | undefined>
+    try {
+      sent = enforce(gate, compiled, request, reply)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    // A spec resolved at once (static resources, a synchronous callback) continues without a promise.
+    if (!(sent instanceof Promise)) {
+      if (sent === undefined) done()
+      return
+    }
+    sent.then(
+      (answered) => { if (answered === undefined) done() },
       (error: unknown) => { done(error as Error) }
     )
   })
 }
 
-async function enforce (
+/**
+ * Continues (undefined) or sends the refusal (the reply); a promise when the spec resolves later.
+ * Throws what the spec's callbacks throw.
+ */
+function enforce (
   gate: PermissionGate,
   spec: CompiledPermissionSpec<FastifyRequest>,
   request: FastifyRequest,
   reply: FastifyReply
-): Promise<FastifyReply | undefined> {
-  const outcome: PermissionOutcome = await gate.evaluate(spec, request, request.principal, request.log)
+): FastifyReply | undefined | Promise<FastifyReply | undefined> {
+  const outcome = gate.evaluate(spec, request, request.principal, request.log)
+  return outcome instanceof Promise ? outcome.then((settled) => apply(spec, request, reply, settled)) : apply(spec, request, reply, outcome)
+}
+
+function apply (
+  spec: CompiledPermissionSpec<FastifyRequest>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: PermissionOutcome
+): FastifyReply | undefined {
   if (outcome.allowed) {
     if (spec.filter) request.permittedResources = outcome.resources
     return undefined
   }
   const { rejection } = outcome
-  return await reply.code(rejection.status).headers(rejection.headers).send(rejection.body)
+  return reply.code(rejection.status).headers(rejection.headers).send(rejection.body)
 }

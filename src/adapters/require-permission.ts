@@ -51,10 +51,21 @@ export type PermissionOutcome =
   | { readonly allowed: true, readonly resources: readonly Resource[], readonly grantedBy?: string }
   | { readonly allowed: false, readonly rejection: Rejection }
 
+/** What a spec names for one request. */
+export interface ResolvedSpec {
+  readonly resources: readonly Resource[]
+  readonly actions: readonly Action[]
+  readonly project: string | undefined
+}
+
 /** A spec validated once, when the route is declared. */
 export interface CompiledPermissionSpec<Req> {
   readonly filter: boolean
-  resolve (request: Req): Promise<{ resources: readonly Resource[], actions: readonly Action[], project: string | undefined }>
+  /**
+   * Synchronous unless the spec's `resources` callback returns a promise, so that a route whose
+   * resources are at hand makes no promise per request. Throws what the spec's callbacks throw.
+   */
+  resolve (request: Req): ResolvedSpec | Promise<ResolvedSpec>
 }
 
 /** The shared checker one adapter instance uses. */
@@ -68,8 +79,11 @@ export interface PermissionGate {
     actions: readonly Action[],
     options: { filter: boolean, project: string | undefined, log: AuthLogger }
   ): PermissionOutcome
-  /** Resolves `spec` against `request`, then checks. */
-  evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): Promise<PermissionOutcome>
+  /**
+   * Resolves `spec` against `request`, then checks: synchronously when the spec resolves
+   * synchronously. The adapters handle both, and a throw as a rejection.
+   */
+  evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): PermissionOutcome | Promise<PermissionOutcome>
 }
 
 export interface PermissionGateOptions {
@@ -164,11 +178,13 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
   return {
     compile: compileSpec,
     check: observedCheck,
-    evaluate: async (spec, request, principal, log) => {
+    evaluate: (spec, request, principal, log) => {
       // Nothing to resolve (and no handler code to run) for a caller who will be refused anyway.
       if (authType !== 'no_auth' && principal === null) return observedCheck(null, [], [], { filter: spec.filter, project: undefined, log })
-      const { resources, actions, project } = await spec.resolve(request)
-      return observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
+      const checkResolved = ({ resources, actions, project }: ResolvedSpec): PermissionOutcome =>
+        observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
+      const resolved = spec.resolve(request)
+      return resolved instanceof Promise ? resolved.then(checkResolved) : checkResolved(resolved)
     }
   }
 }
@@ -195,17 +211,25 @@ function compileSpec<Req> (spec: PermissionSpec<Req>): CompiledPermissionSpec<Re
   const staticActions = typeof spec.actions === 'function' ? undefined : toActions(spec.actions)
   const { resources, project } = spec
   if (typeof resources !== 'function') checkResources(resources)
+  // The actions and the project are read after the resources are found, as a handler reads them.
+  const complete = (request: Req, list: readonly Resource[]): ResolvedSpec => ({
+    resources: list,
+    actions: staticActions ?? toActions((spec.actions as (request: Req) => ActionName | readonly ActionName[])(request)),
+    project: typeof project === 'function' ? project(request) : project
+  })
   return {
     filter: spec.filter === true,
-    resolve: async (request) => {
-      const found = typeof resources === 'function' ? await resources(request) : resources
-      return {
-        resources: typeof resources === 'function' ? checkResources(found) : asList(found),
-        actions: staticActions ?? toActions((spec.actions as (request: Req) => ActionName | readonly ActionName[])(request)),
-        project: typeof project === 'function' ? project(request) : project
-      }
+    resolve: (request) => {
+      if (typeof resources !== 'function') return complete(request, asList(resources))
+      const found = resources(request)
+      // A thenable is awaited as `await` would: Promise.resolve adopts it.
+      return isThenable(found) ? Promise.resolve(found).then((value) => complete(request, checkResources(value))) : complete(request, checkResources(found))
     }
   }
+}
+
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
 
 /** Action names and groups → actions; an unknown name or an empty list is an OptionError. */

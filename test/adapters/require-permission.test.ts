@@ -346,6 +346,50 @@ describe('the permission gate shared by the adapters', () => {
     assert.deepEqual([outcome.allowed, calls], [true, []])
   })
 
+  test('a spec with its resources at hand is decided at once, without a promise', () => {
+    const gate = gateWith(PERMISSIONS)
+    const log = captureLogs().logger
+    const outcomes = [
+      gate.evaluate(gate.compile({ resources: view('driver_stats'), actions: 'DESCRIBE' }), {}, TOKENS.reader, log),
+      gate.evaluate(gate.compile({ resources: () => view('driver_stats'), actions: () => 'DESCRIBE' }), {}, TOKENS.reader, log),
+      gate.evaluate(gate.compile({ resources: () => view('driver_stats'), actions: 'WRITE' }), {}, TOKENS.reader, log)
+    ]
+    assert.deepEqual(outcomes.map((outcome) => outcome instanceof Promise ? 'promise' : outcome.allowed), [true, true, false])
+  })
+
+  test('a spec whose resources callback returns a promise or another thenable is decided when it settles', async () => {
+    const gate = gateWith(PERMISSIONS)
+    const log = captureLogs().logger
+    const thenable = { then: (resolve: (resources: Resource) => void) => { resolve(view('driver_stats')) } }
+    const outcomes = [
+      gate.evaluate(gate.compile({ resources: async () => view('driver_stats'), actions: 'DESCRIBE' }), {}, TOKENS.reader, log),
+      gate.evaluate(gate.compile({ resources: () => thenable as unknown as Promise<Resource>, actions: 'WRITE' }), {}, TOKENS.reader, log)
+    ]
+    assert.deepEqual(outcomes.map((outcome) => outcome instanceof Promise), [true, true])
+    assert.deepEqual((await Promise.all(outcomes)).map((outcome) => outcome.allowed), [true, false])
+  })
+
+  test('an error of a synchronous resources callback is thrown by the check itself, for the adapter to hand on', () => {
+    const gate = gateWith(PERMISSIONS)
+    const failure = new Error('no such view')
+    const spec = gate.compile({ resources: () => { throw failure }, actions: 'DESCRIBE' })
+    assert.throws(() => gate.evaluate(spec, {}, TOKENS.reader, captureLogs().logger), (error) => error === failure)
+  })
+
+  test('the actions and the project are read after the resources are found, whether at once or later', async () => {
+    const gate = gateWith(PERMISSIONS)
+    const log = captureLogs().logger
+    const order: string[] = []
+    const specWith = (found: (resource: Resource) => Resource | Promise<Resource>) => gate.compile({
+      resources: () => { order.push('resources'); return found(view('driver_stats')) },
+      actions: () => { order.push('actions'); return 'DESCRIBE' },
+      project: () => { order.push('project'); return undefined }
+    })
+    gate.evaluate(specWith((resource) => resource), {}, TOKENS.reader, log)
+    await gate.evaluate(specWith(async (resource) => { await new Promise((resolve) => setImmediate(resolve)); order.push('settled'); return resource }), {}, TOKENS.reader, log)
+    assert.deepEqual(order, ['resources', 'actions', 'project', 'resources', 'settled', 'actions', 'project'])
+  })
+
   test('a check names the first permission that grants, as the explanation would', () => {
     const first = permission({ name: 'first', types: ['FeatureView'], actions: ['DESCRIBE'], policy: roleBasedPolicy(['reader']) })
     const second = permission({ name: 'second', actions: ['DESCRIBE'], policy: roleBasedPolicy(['reader']) })
