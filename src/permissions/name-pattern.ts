@@ -32,11 +32,58 @@ const NEEDS_BACKTRACKING: ReadonlyArray<readonly [RegExp, string]> = [
 ]
 
 /**
+ * `source` rewritten where RE2 would read Python's syntax otherwise: Python's `\Z` is RE2's `\z`;
+ * `\uXXXX` and `\UXXXXXXXX` (which RE2 refuses) are `\x{...}`; and a repetition without a lower
+ * bound, `{,n}` or `{,}`, which RE2 reads as literal text (so a Feast permission would silently
+ * apply to no name), is `{0,n}` or `{0,}`. Escapes and character classes are copied otherwise, so
+ * an escaped brace or a brace inside `[...]` stays literal, as in Python.
+ */
+function inRe2Syntax (source: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!
+    if (char === '\\') {
+      const next = source[i + 1] ?? ''
+      const hex = next === 'u' ? 4 : next === 'U' ? 8 : 0
+      const digits = source.slice(i + 2, i + 2 + hex)
+      if (hex > 0 && digits.length === hex && /^[0-9a-fA-F]+$/.test(digits)) {
+        out += `\\x{${digits}}`
+        i += 1 + hex
+      } else {
+        out += next === 'Z' ? '\\z' : char + next
+        i++
+      }
+    } else if (inClass) {
+      out += char
+      if (char === ']') inClass = false
+    } else if (char === '[') {
+      // A `]` first in the class (after an optional `^`) is a literal, not its end.
+      const first = source[i + 1] === '^' ? i + 2 : i + 1
+      const literalEnd = source[first] === ']' ? 1 : 0
+      out += source.slice(i, first + literalEnd)
+      i = first + literalEnd - 1
+      inClass = true
+    } else {
+      const unbounded = char === '{' ? /^\{,(\d*)\}/.exec(source.slice(i)) : null
+      if (unbounded === null) {
+        out += char
+      } else {
+        out += `{0,${unbounded[1] ?? ''}}`
+        i += unbounded[0].length - 1
+      }
+    }
+  }
+  return out
+}
+
+/**
  * Compiles a Feast name pattern. Every pattern (YAML files, code, the Feast registry) goes
  * through here. Matching uses RE2 (the `re2js` package): no pattern can make a match backtrack,
  * so a permission file cannot stall the server. RE2's syntax is Python's for what name patterns
- * use (classes, `\d`, alternation, `(?P<name>...)`, `(?i)`, `\A`); Python's `\Z` is read as RE2's
- * `\z`. What only a backtracking engine can run is refused here, naming the construct.
+ * use (classes, `\d`, alternation, `(?P<name>...)`, `(?i)`, `\A`); where the two differ (`\Z`,
+ * `\uXXXX`, `{,n}`) the pattern is rewritten first. What only a backtracking engine can run is
+ * refused here, naming the construct.
  */
 export function compileNamePattern (source: string, permission?: string, index?: number): NamePattern {
   const fail = (reason: string, cause?: unknown): never => {
@@ -47,7 +94,7 @@ export function compileNamePattern (source: string, permission?: string, index?:
   }
   let compiled: RE2JS
   try {
-    compiled = RE2JS.compile(source.replace(/\\(\\|Z)/g, (escape, next: string) => next === 'Z' ? '\\z' : escape))
+    compiled = RE2JS.compile(inRe2Syntax(source))
   } catch (error) {
     if (!(error instanceof RE2JSException)) throw error
     const construct = NEEDS_BACKTRACKING.find(([pattern]) => pattern.test(source))?.[1]

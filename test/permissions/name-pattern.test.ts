@@ -36,6 +36,37 @@ describe('name patterns keep Python re.fullmatch semantics', () => {
   })
 })
 
+describe('Python syntax that RE2 reads otherwise is read as Python reads it', () => {
+  test('a repetition with no lower bound, {,n}, repeats zero to n times as in Python, where RE2 would read it as literal text', () => {
+    const pattern = compileNamePattern('team_[a-z]{,8}')
+    assert.equal(pattern.matches('team_abc'), true)
+    assert.equal(pattern.matches('team_'), true)
+    assert.equal(pattern.matches('team_abcdefghi'), false)
+    assert.equal(pattern.matches('team_[a-z]{,8}'), false)
+  })
+
+  test('a repetition with neither bound, {,}, repeats any number of times as in Python', () => {
+    assert.equal(compileNamePattern('a{,}').matches('aaaa'), true)
+    assert.equal(compileNamePattern('a{,}').matches('a{,}'), false)
+  })
+
+  test('{,n} inside a character class or after an escaped brace stays literal text, as in Python', () => {
+    assert.equal(compileNamePattern('[{,3}]+').matches('{,3'), true)
+    assert.equal(compileNamePattern('a\\{,3}').matches('a{,3}'), true)
+    assert.equal(compileNamePattern('[]{,3}]+').matches(']{,3'), true)
+  })
+
+  test('a \\uXXXX or \\UXXXXXXXX escape names that character, as in Python, inside a class too', () => {
+    assert.equal(compileNamePattern('caf\\u00e9_.*').matches('café_stats'), true)
+    assert.equal(compileNamePattern('[\\u00e0-\\u00ff]+').matches('éà'), true)
+    assert.equal(compileNamePattern('\\U0001f600').matches('😀'), true)
+  })
+
+  test('an escaped backslash followed by u stays a backslash and a u', () => {
+    assert.equal(compileNamePattern('a\\\\u00e9').matches('a\\u00e9'), true)
+  })
+})
+
 describe('catastrophic regular expressions cannot stall a decision', () => {
   // The guarantee is structural, so it is checked by counting work (see countingName), never by
   // timing it on a shared machine.
