@@ -320,6 +320,12 @@ describe('GET /api/v1/feature_views', () => {
   test('another project is 404', async () => {
     assert.equal((await get('/api/v1/feature_views?project=other', 'reader')).status, 404)
   })
+
+  test('Feast\'s query filters are not read: ?entity= and ?feature_service= list every view the caller may describe', async () => {
+    const reply = await get('/api/v1/feature_views?entity=nobody_has_it&feature_service=nope&page=2&limit=1', 'reader')
+    assert.equal(reply.status, 200, JSON.stringify(reply.body))
+    assert.deepEqual(names(reply), ['driver_hourly_stats', 'driver_live_stats', 'driver_transforms'])
+  })
 })
 
 describe('rules that need other permissions', () => {
