@@ -33,10 +33,11 @@ const NEEDS_BACKTRACKING: ReadonlyArray<readonly [RegExp, string]> = [
 
 /**
  * `source` rewritten where RE2 would read Python's syntax otherwise: Python's `\Z` is RE2's `\z`;
- * `\uXXXX` and `\UXXXXXXXX` (which RE2 refuses) are `\x{...}`; and a repetition without a lower
- * bound, `{,n}` or `{,}`, which RE2 reads as literal text (so a Feast permission would silently
- * apply to no name), is `{0,n}` or `{0,}`. Escapes and character classes are copied otherwise, so
- * an escaped brace or a brace inside `[...]` stays literal, as in Python.
+ * `\uXXXX` and `\UXXXXXXXX` are `\x{...}` and a comment `(?#...)` is dropped (RE2 refuses both); a
+ * repetition without a lower bound, `{,n}` or `{,}`, which RE2 reads as literal text (so a Feast
+ * permission would silently apply to no name), is `{0,n}` or `{0,}`; and a `[` inside a class is
+ * escaped, which RE2 would read as the start of a POSIX class. Escapes and classes are copied
+ * otherwise, so an escaped brace or a brace inside `[...]` stays literal, as in Python.
  */
 function inRe2Syntax (source: string): string {
   let out = ''
@@ -55,8 +56,12 @@ function inRe2Syntax (source: string): string {
         i++
       }
     } else if (inClass) {
-      out += char
+      // Python reads a `[` in a class as itself; RE2 would start a POSIX class (`[:alpha:]`) there.
+      out += char === '[' ? '\\[' : char
       if (char === ']') inClass = false
+    } else if (char === '(' && source.startsWith('(?#', i) && source.indexOf(')', i) > 0) {
+      // A Python comment, which ends at the first `)`; RE2 has none.
+      i = source.indexOf(')', i)
     } else if (char === '[') {
       // A `]` first in the class (after an optional `^`) is a literal, not its end.
       const first = source[i + 1] === '^' ? i + 2 : i + 1
@@ -82,7 +87,7 @@ function inRe2Syntax (source: string): string {
  * through here. Matching uses RE2 (the `re2js` package): no pattern can make a match backtrack,
  * so a permission file cannot stall the server. RE2's syntax is Python's for what name patterns
  * use (classes, `\d`, alternation, `(?P<name>...)`, `(?i)`, `\A`); where the two differ (`\Z`,
- * `\uXXXX`, `{,n}`) the pattern is rewritten first. What only a backtracking engine can run is
+ * `\uXXXX`, `(?#...)`, `{,n}`, a `[` in a class) the pattern is rewritten first. What only a backtracking engine can run is
  * refused here, naming the construct.
  */
 export function compileNamePattern (source: string, permission?: string, index?: number): NamePattern {

@@ -62,6 +62,16 @@ describe('Python syntax that RE2 reads otherwise is read as Python reads it', ()
     assert.equal(compileNamePattern('\\U0001f600').matches('😀'), true)
   })
 
+  test('a [ inside a character class is a literal [, as in Python, not the start of a POSIX class such as [:alpha:]', () => {
+    // Python reads [[:alpha:]] as one of [ : a l p h, then a literal ].
+    assert.equal(compileNamePattern('[[:alpha:]]').matches('a]'), true)
+    assert.equal(compileNamePattern('[[:alpha:]]').matches('a'), false)
+  })
+
+  test('a comment (?#...) matches nothing, as in Python, where RE2 would refuse it', () => {
+    assert.equal(compileNamePattern('driver_(?#the team prefix).*').matches('driver_stats'), true)
+  })
+
   test('an escaped backslash followed by u stays a backslash and a u', () => {
     assert.equal(compileNamePattern('a\\\\u00e9').matches('a\\u00e9'), true)
   })
