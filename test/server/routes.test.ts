@@ -418,6 +418,13 @@ describe('request bodies an attacker shapes', () => {
     assert.match(reply.body.message, /feature service "nope"/)
   })
 
+  test('a read whose answer would hold more values than the server answers is 422, before the answer is built', async () => {
+    // 30,000 rows of a service answering 4 columns: 60 KB sent, 120,000 values to answer.
+    const reply = await send('application/json', `{"feature_service": "driver_activity", "entities": {"driver_id": [${'0,'.repeat(29_999)}0]}}`)
+    assert.equal(reply.status, 422)
+    assert.match(reply.body.message, /30000 rows × 4 columns = 120000 values, more than the 100000/)
+  })
+
   test('a body over the limit is 413, read or not', async () => {
     const reply = await send('application/json', `{"entities": {"driver_id": [${'1,'.repeat(600_000)}1]}}`)
     assert.equal(reply.status, 413)
