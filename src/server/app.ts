@@ -55,6 +55,10 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
     bodyLimit: bodyLimit ?? 1024 * 1024,
+    // Fastify waits for a request's body forever by default: a caller sending it a byte at a time
+    // held its connection open for as long as it liked, even after a 401 (Node reads a refused
+    // request's body to the end). 60 s is Node's bound on the headers, and ample for 1 MiB.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     // Bodies are validated as sent: a string is not silently turned into a list. Flags take
     // what Feast's pydantic models take (feast-boolean.ts).
     ajv: { customOptions: { coerceTypes: false }, plugins: [addFeastBooleanKeyword] }
@@ -125,6 +129,9 @@ function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is
 function isCatalog (registry: unknown): registry is FeatureCatalog {
   return hasMethods(registry, ['featureViews', 'featureView', 'featureService', 'viewsFedBy', 'sampleRows'])
 }
+
+/** How long a request may take to arrive, headers and body (Node answers 408 and closes the connection). */
+const REQUEST_TIMEOUT_MS = 60_000
 
 /** What Fastify requires of a logger instance. */
 const PINO_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'child'] as const

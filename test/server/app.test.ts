@@ -51,6 +51,14 @@ describe('reference server options', () => {
     assert.match(said[0]?.msg ?? '', /feast-authz serve --registry/)
   })
 
+  test('a request must arrive within 60 s, body included: Fastify alone lets a caller send it a byte at a time for ever', async (t) => {
+    // Node checks every 30 s, so the connection being closed is not waited for here.
+    const app = await buildReferenceServer({ config })
+    t.after(async () => { await app.close() })
+    assert.equal(app.server.requestTimeout, 60_000)
+    assert.ok(app.server.headersTimeout <= app.server.requestTimeout)
+  })
+
   test('a bad plugin option is refused by the plugin, with its name', async () => {
     await assert.rejects(build({ maxTokenLength: -1 }), {
       name: 'OptionError',
