@@ -13,7 +13,8 @@ export type { RegistryProject, RegistrySnapshot } from './snapshot.ts'
 // The errors this entry raises (a registry file or setting that cannot be used) and their base, and
 // the parsed file its readers take and return: so that code built on the registry, the reference
 // server's catalog included, needs no other entry for them (the root one is the Fastify plugin).
-export { FeastAuthzError } from '../base/errors.ts'
+// OptionError too, which the reference server's online store raises for a bad option.
+export { FeastAuthzError, OptionError } from '../base/errors.ts'
 export { ConfigError } from '../config/errors.ts'
 export type { FeatureStoreFile } from '../config/feature-store-file.ts'
 

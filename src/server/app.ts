@@ -10,6 +10,7 @@ import { ConfigError, feastAuthz, OptionError, readFeatureStoreFile, type AuthLo
 import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
+import { HttpError } from './http-error.ts'
 import { addFeastBooleanKeyword } from './feast-boolean.ts'
 import { acceptJsonBodiesOnly } from './json-body.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
@@ -71,7 +72,10 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
       return reply.code(422).send({ statusCode: 422, code: 'invalid_request', error: 'Unprocessable Entity', message: error.message })
     }
     const status = error.statusCode ?? 500
-    if (status >= 400 && status < 500) {
+    // A refusal of our own is answered as it is, a 507 (a full online store) too; any other 5xx is a failure.
+    if ((status >= 400 && status < 500) || error instanceof HttpError) {
+      // The operator is the one who can act on a full store: the log says so too.
+      if (status >= 500) request.log.warn({ statusCode: status, code: error.code }, error.message)
       return reply.code(status).send({ statusCode: status, code: error.code ?? 'bad_request', error: reasonOf(status), message: error.message })
     }
     request.log.error({ err: error }, 'request failed')
@@ -157,7 +161,8 @@ const REASONS: Readonly<Record<number, string>> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
-  429: 'Too Many Requests'
+  429: 'Too Many Requests',
+  507: 'Insufficient Storage'
 }
 
 function reasonOf (status: number): string {

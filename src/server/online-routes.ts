@@ -92,8 +92,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     const { store, target: { to }, df, views } = pushWork(request)
     const input = body<PushBody>(request)
     const batches = views.map((view) => ({ view, rows: rowsFor(view, df) }))
-    // No offline store here: offline pushes are checked and validated, then dropped.
-    if (to !== 'offline') for (const { view, rows } of batches) store.write(view, rows)
+    // No offline store here: offline pushes are checked and validated, then dropped. Every view
+    // the source feeds is written or none is (a full store refuses the whole push).
+    if (to !== 'offline') store.writeAll(batches)
     return { push_source_name: input.push_source_name, to, feature_views: views.map((view) => view.name), rows: batches[0]?.rows.length ?? 0 }
   })
 

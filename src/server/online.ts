@@ -10,7 +10,7 @@
  * ```ts
  * import { createOnlineStore, loadYamlCatalogFile, readFeatures, readTarget } from 'feast-authz/online'
  * const catalog = loadYamlCatalogFile('./registry.yaml')
- * const store = createOnlineStore(catalog)
+ * const store = createOnlineStore(catalog)   // holds at most 64 MiB; { maxBytes } sets another bound
  * const target = readTarget(catalog, { features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1001] } })
  * // ...check target.resources for READ_ONLINE, then:
  * const answer = readFeatures(target, store)
@@ -27,5 +27,5 @@ export {
   readFeatures, readTarget,
   type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
 } from './online-read.ts'
-export { createOnlineStore, type OnlineStore, type StoredRow } from './online-store.ts'
+export { createOnlineStore, type OnlineStore, type OnlineStoreOptions, type StoredRow, type ViewRows } from './online-store.ts'
 export { exactJson } from './exact-json.ts'

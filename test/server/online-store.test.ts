@@ -1,8 +1,12 @@
 /** The reference server's in-memory online store (src/server/online-store.ts). */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { describe, test } from 'node:test'
+import { OptionError } from '../../src/registry/index.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
-import { createOnlineStore } from '../../src/server/online-store.ts'
+import type { SampleRow } from '../../src/server/catalog.ts'
+import { HttpError } from '../../src/server/http-error.ts'
+import { createOnlineStore, type OnlineStore, type OnlineStoreOptions } from '../../src/server/online-store.ts'
+import { expectError } from '../helpers/errors.ts'
 
 test('features called __proto__ and constructor are stored and read back like any other feature', () => {
   const registry = loadYamlCatalogFile({
@@ -26,4 +30,63 @@ test('integer keys are keyed by their exact value: two that differ only beyond 2
   store.write(view, [{ id: 2n ** 60n + 1n, f: 'first' }, { id: 2n ** 60n + 2n, f: 'second' }, { id: 2 ** 60, f: 'a double' }])
   assert.deepEqual([2n ** 60n + 1n, 2n ** 60n + 2n, 2n ** 60n, 2 ** 60 + 1].map((id) => store.read(view, [id])?.values.f), ['first', 'second', 'a double', 'a double'])
   assert.equal(store.read(view, [String(2n ** 60n)]), undefined)
+})
+
+describe('the bound on the store (maxBytes)', () => {
+  const registry = loadYamlCatalogFile({
+    yaml: 'project: p\nfeature_views:\n  - name: a\n    entities: [id]\n    features: [f]\n  - name: b\n    entities: [id]\n    features: [f]\n',
+    source: 'registry.yaml'
+  })
+  const [viewA, viewB] = [registry.featureView('a'), registry.featureView('b')]
+  assert.ok(viewA !== undefined && viewB !== undefined)
+  const rows = (from: number, count: number, f = 'ten chars!'): SampleRow[] => Array.from({ length: count }, (_, index) => ({ id: from + index, f }))
+  const FULL = { type: HttpError, statusCode: 507, code: 'insufficient_storage', message: /^the online store is full: .* over its bound of 3,600 \(createOnlineStore's maxBytes; .*nothing was written/ }
+  // A row of one ten-character feature counts 345 bytes: ten rows fill 3,600 to within one row.
+  const fullStore = (): OnlineStore => {
+    const store = createOnlineStore(registry, { maxBytes: 3600 })
+    store.write(viewA, rows(100, 10))
+    expectError(() => store.write(viewA, rows(200, 1)), FULL)
+    return store
+  }
+
+  test('a write that would pass the bound is refused with a 507 and stores none of its rows, even those that fit', () => {
+    const store = createOnlineStore(registry, { maxBytes: 3600 })
+    expectError(() => store.write(viewA, rows(100, 20)), FULL)
+    assert.deepEqual(rows(100, 20).map(({ id }) => store.read(viewA, [id])), Array(20).fill(undefined))
+    store.write(viewA, rows(100, 10))
+    assert.equal(store.read(viewA, [109])?.values.f, 'ten chars!')
+  })
+
+  test('a push to several views stores all of them or none', () => {
+    const store = createOnlineStore(registry, { maxBytes: 3600 })
+    expectError(() => { store.writeAll([{ view: viewA, rows: rows(100, 6) }, { view: viewB, rows: rows(100, 6) }]) }, FULL)
+    assert.equal(store.read(viewA, [100]), undefined)
+    assert.equal(store.read(viewB, [100]), undefined)
+  })
+
+  test('a full store leaves what it holds unchanged when it refuses a write', () => {
+    const store = fullStore()
+    expectError(() => store.write(viewA, [{ id: 100, f: 'a longer value than the stored one' }, ...rows(300, 1)]), FULL)
+    assert.equal(store.read(viewA, [100])?.values.f, 'ten chars!')
+    assert.equal(store.read(viewA, [300]), undefined)
+  })
+
+  test('overwrites of stored keys with values no larger pass at the bound; a new key, or a much larger value, is still refused', () => {
+    const store = fullStore()
+    assert.equal(store.write(viewA, rows(100, 10, 'new value!')), 10)
+    assert.equal(store.write(viewA, [{ id: 100, f: 'short' }]), 1)
+    assert.deepEqual([store.read(viewA, [100])?.values.f, store.read(viewA, [109])?.values.f], ['short', 'new value!'])
+    expectError(() => store.write(viewA, rows(200, 1)), FULL)
+    expectError(() => store.write(viewA, [{ id: 101, f: 'x'.repeat(200) }]), FULL)
+    assert.equal(store.read(viewA, [101])?.values.f, 'new value!')
+  })
+
+  test('maxBytes must be a positive integer: anything else is an OptionError naming it', () => {
+    for (const maxBytes of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1000', null]) {
+      expectError(() => createOnlineStore(registry, { maxBytes } as unknown as OnlineStoreOptions), {
+        type: OptionError, option: 'maxBytes', message: /^feast-authz: createOnlineStore: maxBytes must be a positive whole number of bytes \(default 67108864\), got /
+      })
+    }
+    expectError(() => createOnlineStore(registry, null as unknown as OnlineStoreOptions), { type: OptionError, option: 'options', message: /options must be an object/ })
+  })
 })

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import { catalogFromSnapshot } from '../../src/server/catalog.ts'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/server/${name}`, import.meta.url))
@@ -348,6 +349,43 @@ describe('rules that need other permissions', () => {
   test('listing is refused with 403 when the denying permission is not scoped by name', async () => {
     const reply = await call(other, 'GET', '/api/v1/feature_views', 'reader')
     assert.equal(reply.status, 403)
+  })
+})
+
+describe('a full online store', () => {
+  let full: string
+  before(async () => {
+    const views = loadYamlCatalogFile({
+      yaml: 'project: driver_ranking\nfeature_views:\n' + ['a', 'b'].map((name) => `  - {name: ${name}, entities: [id], features: [f], push_source: both}\n`).join(''),
+      source: 'registry.yaml'
+    }).featureViews()
+    // One sample row fills the store's 64 MiB to within 667 bytes: a row of `value` counts 338.
+    const sampleRows = { a: [{ id: 0, f: 'x'.repeat(64 * 1024 * 1024 - 1000) }] }
+    const app = await buildReferenceServer({
+      config: { project: 'driver_ranking', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
+      permissions: [permission({ name: 'writers', types: ['FeatureView'], actions: ['WRITE_ONLINE', 'READ_ONLINE'], policy: roleBasedPolicy(['writer']) })],
+      registry: catalogFromSnapshot({ project: 'driver_ranking', featureViews: views, featureServices: [], sampleRows })
+    })
+    servers.push(app)
+    full = await app.listen({ host: '127.0.0.1', port: 0 })
+  })
+  const readRow = async (view: string, id: number): Promise<unknown> =>
+    (await call(full, 'POST', '/get-online-features', 'writer', { features: [`${view}:f`], entities: { id: [id] } })).body.results[1].statuses[0]
+
+  test('a push that would pass the bound is a 507 saying which bound, and writes no view, though one would fit', async () => {
+    const reply = await call(full, 'POST', '/push', 'writer', { push_source_name: 'both', df: { id: [1], f: ['value'] } })
+    assert.equal(reply.status, 507)
+    assert.equal(reply.body.code, 'insufficient_storage')
+    assert.equal(reply.body.error, 'Insufficient Storage')
+    assert.match(reply.body.message, /^the online store is full: this write would take it to 67,108,873 bytes, over its bound of 67,108,864 \(createOnlineStore's maxBytes/)
+    assert.deepEqual([await readRow('a', 1), await readRow('b', 1)], ['NOT_FOUND', 'NOT_FOUND'])
+  })
+
+  test('overwriting a stored row with a smaller one passes when full, and makes room for the push', async () => {
+    const write = await call(full, 'POST', '/write-to-online-store', 'writer', { feature_view_name: 'a', df: { id: [0], f: ['small'] } })
+    assert.equal(write.status, 200)
+    assert.equal((await call(full, 'POST', '/push', 'writer', { push_source_name: 'both', df: { id: [1], f: ['value'] } })).status, 200)
+    assert.deepEqual([await readRow('a', 1), await readRow('b', 1)], ['PRESENT', 'PRESENT'])
   })
 })
 

@@ -82,6 +82,10 @@ const answer: OnlineFeaturesResponse = readFeatures(target, createOnlineStore(re
 void answer
 // @ts-expect-error the read needs the target of step 1, not the raw body
 readFeatures({ features: ['v:f'] }, createOnlineStore(registry))
+// The store's one option, a bound in bytes.
+void createOnlineStore(registry, { maxBytes: 1024 * 1024 })
+// @ts-expect-error maxBytes is a number
+void createOnlineStore(registry, { maxBytes: '1mb' })
 
 // --- Registry and operator helpers of the main entry point -----------------------------------------
 
