@@ -64,16 +64,18 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
   const authz = setUpAuthz(options, logger, { openRegistry: true })
   const { manager, realm } = authz
   let closing: Promise<void> | undefined
+  let gate: PermissionGate | undefined
   const close = async (): Promise<void> => {
     closing ??= (async () => {
+      gate?.close()
       authz.close()
       await manager.close()
     })()
     await closing
   }
-  let gate: PermissionGate
+  const project = authz.file.data.project
   try {
-    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger })
+    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger, ...(typeof project === 'string' && project !== '' ? { project } : {}) })
   } catch (error) {
     // A bad permissions option: release the registry and the manager before reporting it.
     close().catch(() => {})

@@ -17,6 +17,7 @@ import type { Principal } from '../base/principal.ts'
 import { forbidden, rejectionFor, type Rejection } from './challenge.ts'
 import type { AuthzOptions } from './setup.ts'
 import type { PermissionSource } from '../permissions/source.ts'
+import { reportUnprotectedProjects } from './unprotected-projects.ts'
 
 /** An action or a group of actions (`READ`, `WRITE`, `CRUD`, `ALL_ACTIONS`). */
 export type ActionName = Action | ActionGroup
@@ -84,6 +85,8 @@ export interface PermissionGate {
    * synchronously. The adapters handle both, and a throw as a rejection.
    */
   evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): PermissionOutcome | Promise<PermissionOutcome>
+  /** Stops following the permission source's projects. */
+  close (): void
 }
 
 export interface PermissionGateOptions {
@@ -92,8 +95,10 @@ export interface PermissionGateOptions {
   readonly permissions: AuthzOptions['permissions']
   /** `realm` of the 401 challenge. */
   readonly realm: string
-  /** Receives the one-time "no permissions defined" warning. */
+  /** Receives the "no permissions defined" warnings: one per project without permissions (unprotected-projects.ts). */
   readonly logger: AuthLogger
+  /** The server's own project (feature_store.yaml's `project`), named in those warnings. */
+  readonly project?: string
 }
 
 /** How many hidden resources a `debug` line explains; the others are counted. */
@@ -110,7 +115,10 @@ function logHidden (dropped: readonly FilteredOut<Resource>[], principal: Princi
 export function createPermissionGate (options: PermissionGateOptions): PermissionGate {
   const source = toPermissionSource(options.permissions)
   const { authType, realm, logger } = options
-  const warnNoPermissions = onceWarner(logger)
+  // Under no_auth no check reads the permissions, and the manager has already said that every endpoint is open.
+  const unprotected = authType === 'no_auth'
+    ? undefined
+    : reportUnprotectedProjects(source, { fixed: !isSource(options.permissions), serverProject: options.project, logger })
 
   const deny = (decision: Decision, principal: Principal, resources: readonly Resource[], actions: readonly Action[], log: AuthLogger): PermissionOutcome => {
     // The caller learns only that access was denied; who-needs-what is for the operator's log.
@@ -131,7 +139,7 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
 
     const permissions = source.permissionsFor(project)
     if (permissions.length === 0) {
-      warnNoPermissions()
+      unprotected?.found(project)
       return { allowed: true, resources }
     }
     if (filter) {
@@ -185,7 +193,8 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
         observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
       const resolved = spec.resolve(request)
       return resolved instanceof Promise ? resolved.then(checkResolved) : checkResolved(resolved)
-    }
+    },
+    close: () => { unprotected?.close() }
   }
 }
 
@@ -260,22 +269,15 @@ export function toPermissionSource (option: AuthzOptions['permissions']): Permis
   if (option === undefined) return fixed([])
   if (typeof option === 'string') return fixed(loadPermissionsFile(option))
   if (Array.isArray(option)) return fixed(option)
-  if (typeof (option as PermissionSource).permissionsFor === 'function') return option as PermissionSource
+  if (isSource(option)) return option
   throw new OptionError('permissions must be a list of permissions, the path of a permissions YAML file, or { permissionsFor(project) }')
+}
+
+function isSource (option: AuthzOptions['permissions']): option is PermissionSource {
+  return typeof option === 'object' && option !== null && !Array.isArray(option) && typeof (option as PermissionSource).permissionsFor === 'function'
 }
 
 function fixed (permissions: readonly Permission[]): PermissionSource {
   const frozen = Object.freeze([...permissions])
   return { permissionsFor: () => frozen }
-}
-
-// Spec 5.6.3: without any permission every authenticated caller has full access, and the
-// operator is told once per server, not on every request.
-function onceWarner (logger: AuthLogger): () => void {
-  let warned = false
-  return () => {
-    if (warned) return
-    warned = true
-    logger.warn('No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.')
-  }
 }

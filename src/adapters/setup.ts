@@ -39,8 +39,9 @@ export interface AuthzOptions {
    * changes (docs/registry.md).
    *
    * WARNING: none, or an empty list (or a source that returns none), allows every authenticated
-   * caller every action on every resource, as Feast does; only a warning is logged, once (spec
-   * 5.6.3). Routes with `requirePermission` then check nothing but authentication.
+   * caller every action on every resource, as Feast does; only a warning is logged, at startup
+   * and once per project (spec 5.6.3). Routes with `requirePermission` then check nothing but
+   * authentication.
    */
   readonly permissions?: readonly Permission[] | string | PermissionSource
 }

@@ -70,6 +70,12 @@ export interface FeastRegistry extends PermissionSource {
    */
   permissionsFor (project?: string): readonly Permission[]
   hasProject (name: string): boolean
+  /**
+   * Calls `listener` now with the projects of the version in force (the server's own first, then
+   * in registry order), and again after each reload, before any request sees the new version;
+   * returns what stops it. A listener that throws is logged and changes nothing.
+   */
+  watchProjects (listener: (projects: readonly string[]) => void): () => void
   /** The project's resources and permissions (the server's project when undefined). */
   projectView (name?: string): RegistryProject | undefined
   /** The resource of `type` called `name` in `project` (default: the server's project). */
@@ -141,6 +147,19 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
   let reportedFailure: string | undefined
   let running: Promise<RefreshOutcome> | undefined
   let closed = false
+  // Wrapped, so that one function watching twice is two watchers, each stopped on its own.
+  const watchers = new Set<{ readonly listener: (projects: readonly string[]) => void }>()
+  // Every project a request can reach, listed or not (a resource's project may be missing from the
+  // list); the empty name is the server's own, which a request reaches by naming none.
+  const projectsOf = (snapshot: RegistrySnapshot): readonly string[] =>
+    [home, ...[...snapshot.projects.keys()].filter((name) => name !== home && name !== '')]
+  const tell = (watcher: { readonly listener: (projects: readonly string[]) => void }, projects: readonly string[]): void => {
+    try {
+      watcher.listener(projects)
+    } catch (error) {
+      logger.error({ registry: path, err: error }, 'feast-authz: a watcher of the registry\'s projects failed')
+    }
+  }
 
   const reload = async (force: boolean): Promise<RefreshOutcome> => {
     let seen: string
@@ -169,6 +188,8 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       digest = nextDigest
       reportedFailure = undefined
       logger.info({ registry: path, versionId: next.versionId, permissions: next.permissions.length }, 'feast-authz: registry reloaded')
+      const projects = projectsOf(next)
+      for (const watcher of watchers) tell(watcher, projects)
       return 'updated'
     } catch (error) {
       const reason = error instanceof ConfigError ? error.message : `${path}: ${describeReadError(error)}`
@@ -207,6 +228,12 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
     current: () => current,
     permissionsFor: (project) => view(project)?.permissions ?? UNKNOWN_PROJECT_PERMISSIONS,
     hasProject: (name) => current.projects.has(name),
+    watchProjects: (listener) => {
+      const watcher = { listener }
+      tell(watcher, projectsOf(current))
+      watchers.add(watcher)
+      return () => { watchers.delete(watcher) }
+    },
     projectView: view,
     resource: (type, name, project) => view(project)?.find(type, name),
     featureView: (name, project) => {
@@ -220,6 +247,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
     refresh: async () => await check(true),
     close: () => {
       closed = true
+      watchers.clear()
       if (timer !== undefined) clearInterval(timer)
     }
   }

@@ -305,3 +305,54 @@ describe('the UI sample registry as a live source', () => {
     assert.equal(registry.hasProject('credit_scoring_aws'), true)
   })
 })
+
+describe('watching the projects of a registry', () => {
+  it('tells the projects at once, the server\'s own first, then in registry order', () => {
+    const registry = open(registryFile(registryBytes({ projects: ['alpha', 'demo', 'beta'] })))
+    const heard: Array<readonly string[]> = []
+    registry.watchProjects((projects) => { heard.push(projects) })
+    assert.deepEqual(heard, [['demo', 'alpha', 'beta']])
+  })
+
+  it('tells the projects of each new version when it is reloaded', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo'] }))
+    const registry = open(path)
+    const heard: Array<readonly string[]> = []
+    registry.watchProjects((projects) => { heard.push(projects) })
+    replaceFile(path, registryBytes({ projects: ['demo', 'late'], versionId: 'v2' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.deepEqual(heard, [['demo'], ['demo', 'late']])
+  })
+
+  it('names a project that holds permissions but is missing from the project list', () => {
+    const registry = open(registryFile(registryBytes({ projects: ['demo'], permissions: { unlisted: [READERS] } })))
+    const heard: Array<readonly string[]> = []
+    registry.watchProjects((projects) => { heard.push(projects) })
+    assert.deepEqual(heard, [['demo', 'unlisted']])
+  })
+
+  it('tells a stopped watcher nothing more', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo'] }))
+    const registry = open(path)
+    let calls = 0
+    const stop = registry.watchProjects(() => { calls++ })
+    stop()
+    replaceFile(path, registryBytes({ projects: ['demo', 'late'], versionId: 'v2' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.equal(calls, 1)
+  })
+
+  it('logs a watcher that throws, and the reload still counts', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo'] }))
+    const { logger, at } = captureLogs()
+    const registry = open(path, logger)
+    let armed = false
+    registry.watchProjects(() => { if (armed) throw new Error('watcher down') })
+    armed = true
+    replaceFile(path, registryBytes({ projects: ['demo', 'late'], versionId: 'v2' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.equal(registry.current().versionId, 'v2')
+    assert.equal(at('error').length, 1)
+    assert.match(at('error')[0]?.msg ?? '', /a watcher of the registry's projects failed/)
+  })
+})
