@@ -131,6 +131,19 @@ describe('the reference server over a registry with permissions, in two projects
   })
 })
 
+describe('the reference server and projects without permissions', () => {
+  test('names at startup the projects of its registry that no permission protects, its own first', async () => {
+    const store = storeDir(oidcAuth(users.provider), { ...TWO_PROJECTS, projects: ['other', 'open', 'demo'], permissions: { other: TWO_PROJECTS.permissions?.other ?? [] } })
+    cleanups.push(store.cleanup)
+    const { logger, lines } = captureLogs()
+    const app = await buildReferenceServer({ config: store.config, logger })
+    cleanups.push(async () => { await app.close() })
+    const warnings = lines.filter((line) => line.level === 40 && line.msg.startsWith('No permissions defined'))
+    assert.deepEqual(warnings.map((line) => line.projects), [['demo', 'open']])
+    assert.match(warnings[0]?.msg ?? '', /full access to project "demo" \(the server's own\) and project "open"/)
+  })
+})
+
 describe('the reference server follows the registry file while serving', () => {
   test('a feature view added to the file is served without a restart; a corrupt file keeps the last good one', async () => {
     const store = storeDir({ type: 'no_auth' })
