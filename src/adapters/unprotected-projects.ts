@@ -26,7 +26,7 @@ export interface UnprotectedProjectsOptions {
 }
 
 /** The spec's warning, when no project has any permission. */
-export const NO_PERMISSIONS_WARNING = 'No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.'
+const NO_PERMISSIONS_WARNING = 'No permissions defined: every authenticated caller is granted full access. Define permissions to enforce fine-grained authorization.'
 
 /** How many projects one line names; the `projects` field lists them all. */
 export const NAMED_PROJECTS = 10

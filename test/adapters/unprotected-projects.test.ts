@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { feastAuthz, type FeastAuthzOptions } from '../../src/adapters/fastify.ts'
 import { feastAuthzExpress } from '../../src/adapters/express.ts'
 import { createPermissionGate } from '../../src/adapters/require-permission.ts'
-import { REPORTED_UNKNOWN_PROJECTS } from '../../src/adapters/unprotected-projects.ts'
+import { NAMED_PROJECTS, REPORTED_UNKNOWN_PROJECTS } from '../../src/adapters/unprotected-projects.ts'
 import { createPrincipal } from '../../src/base/principal.ts'
 import { openFeastRegistry } from '../../src/registry/feast-registry.ts'
 import { captureLogs, type LogLine } from '../helpers/logs.ts'
@@ -74,6 +74,16 @@ describe('projects without permissions, said when the Fastify plugin registers',
     assert.deepEqual(warnings[0]?.projects, ['demo', 'third'])
     assert.equal(warnings[0]?.msg, 'No permissions defined in 2 of 3 projects: every authenticated caller has full access to project "demo" (the server\'s own) and ' +
       'project "third". Define permissions to enforce fine-grained authorization.')
+  })
+
+  test(`a line names at most ${NAMED_PROJECTS} projects and counts the others, which its \`projects\` field lists`, async () => {
+    const open = Array.from({ length: NAMED_PROJECTS + 2 }, (_, i) => `p${i}`)
+    const { config } = store({ projects: ['demo', ...open], permissions: { demo: [READERS] } })
+    const { lines } = await fastifyServer({ config })
+    const warnings = unprotectedWarnings(lines)
+    assert.deepEqual(warnings.map((line) => line.projects), [open])
+    assert.match(warnings[0]?.msg ?? '', /project "p9" and 2 more \(listed in `projects`\)\. Define permissions/)
+    assert.doesNotMatch(warnings[0]?.msg ?? '', /"p10"/)
   })
 
   test('no warning when every project has permissions', async () => {
