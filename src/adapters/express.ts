@@ -17,7 +17,7 @@ import type { FeastRegistry } from '../registry/feast-registry.ts'
 import { createLogThrottle } from '../base/observability/throttle.ts'
 import type { Rejection } from './challenge.ts'
 import { createAuthzCore } from './core.ts'
-import type { PermissionOutcome, PermissionSpec } from './require-permission.ts'
+import type { PermissionSpec } from './require-permission.ts'
 import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
 import { checkOptions } from '../base/option-rules.ts'
 
@@ -123,22 +123,12 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
               'feast-authz: requirePermission found no principal on the request: did you mount authenticate (app.use(authz.authenticate)) before this route?')
           }
         }
-        const settle = (outcome: PermissionOutcome): void => {
+        // An error of the spec's callbacks (a 422 for a bad body, say) reaches the app's error handler as it was thrown.
+        core.gate.decide(compiled, req, req.principal ?? null, logger, (outcome) => {
           if (!outcome.allowed) { refuse(res, next, outcome.rejection); return }
           if (compiled.filter) req.permittedResources = outcome.resources
           next()
-        }
-        // An error of the spec's callbacks (a 422 for a bad body, say) reaches the app's error handler as it was thrown.
-        let outcome: PermissionOutcome | Promise<PermissionOutcome>
-        try {
-          outcome = core.gate.evaluate(compiled, req, req.principal ?? null, logger)
-        } catch (error) {
-          forward(next, error)
-          return
-        }
-        // A spec resolved at once (static resources, a synchronous callback) continues without a promise.
-        if (outcome instanceof Promise) outcome.then(settle, (error: unknown) => { forward(next, error) })
-        else settle(outcome)
+        }, (error) => { forward(next, error) })
       }
     }) as FeastAuthzExpress['requirePermission'],
     config: core.config,

@@ -64,7 +64,7 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
   fastify.decorate('requirePermission', ((spec: FastifyPermissionSpec): preHandlerAsyncHookHandler => {
     const compiled = gate.compile(spec)
     return async function requirePermission (request: FastifyRequest, reply: FastifyReply) {
-      return await enforce(gate, compiled, request, reply)
+      return apply(compiled, request, reply, await gate.evaluate(compiled, request, request.principal, request.log))
     }
   }) as FastifyInstance['requirePermission'])
 
@@ -98,39 +98,14 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
       done(error as Error)
       return
     }
-    let sent: FastifyReply | undefined | Promise<FastifyReply | undefined>
-    try {
-      sent = enforce(gate, compiled, request, reply)
-    } catch (error) {
-      done(error as Error)
-      return
-    }
     // A spec resolved at once (static resources, a synchronous callback) continues without a promise.
-    if (!(sent instanceof Promise)) {
-      if (sent === undefined) done()
-      return
-    }
-    sent.then(
-      (answered) => { if (answered === undefined) done() },
-      (error: unknown) => { done(error as Error) }
-    )
+    gate.decide(compiled, request, request.principal, request.log,
+      (outcome) => { if (apply(compiled, request, reply, outcome) === undefined) done() },
+      (error) => { done(error as Error) })
   })
 }
 
-/**
- * Continues (undefined) or sends the refusal (the reply); a promise when the spec resolves later.
- * Throws what the spec's callbacks throw.
- */
-function enforce (
-  gate: PermissionGate,
-  spec: CompiledPermissionSpec<FastifyRequest>,
-  request: FastifyRequest,
-  reply: FastifyReply
-): FastifyReply | undefined | Promise<FastifyReply | undefined> {
-  const outcome = gate.evaluate(spec, request, request.principal, request.log)
-  return outcome instanceof Promise ? outcome.then((settled) => apply(spec, request, reply, settled)) : apply(spec, request, reply, outcome)
-}
-
+/** Continues (undefined) or sends the refusal (the reply, which the hook then returns or leaves without calling done). */
 function apply (
   spec: CompiledPermissionSpec<FastifyRequest>,
   request: FastifyRequest,

@@ -85,6 +85,15 @@ export interface PermissionGate {
    * synchronously. The adapters handle both, and a throw as a rejection.
    */
   evaluate<Req> (spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger): PermissionOutcome | Promise<PermissionOutcome>
+  /**
+   * {@link evaluate} for the adapters' callback middlewares: hands the outcome to `settle`, in the
+   * same turn when the spec resolves at once, and an error of the spec's callbacks (thrown or
+   * rejected) to `fail`.
+   */
+  decide<Req> (
+    spec: CompiledPermissionSpec<Req>, request: Req, principal: Principal | null, log: AuthLogger,
+    settle: (outcome: PermissionOutcome) => void, fail: (error: unknown) => void
+  ): void
   /** Stops following the permission source's projects. */
   close (): void
 }
@@ -183,16 +192,29 @@ export function createPermissionGate (options: PermissionGateOptions): Permissio
     return outcome
   }
 
+  const evaluate: PermissionGate['evaluate'] = (spec, request, principal, log) => {
+    // Nothing to resolve (and no handler code to run) for a caller who will be refused anyway.
+    if (authType !== 'no_auth' && principal === null) return observedCheck(null, [], [], { filter: spec.filter, project: undefined, log })
+    const checkResolved = ({ resources, actions, project }: ResolvedSpec): PermissionOutcome =>
+      observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
+    const resolved = spec.resolve(request)
+    return resolved instanceof Promise ? resolved.then(checkResolved) : checkResolved(resolved)
+  }
+
   return {
     compile: compileSpec,
     check: observedCheck,
-    evaluate: (spec, request, principal, log) => {
-      // Nothing to resolve (and no handler code to run) for a caller who will be refused anyway.
-      if (authType !== 'no_auth' && principal === null) return observedCheck(null, [], [], { filter: spec.filter, project: undefined, log })
-      const checkResolved = ({ resources, actions, project }: ResolvedSpec): PermissionOutcome =>
-        observedCheck(principal, resources, actions, { filter: spec.filter, project, log })
-      const resolved = spec.resolve(request)
-      return resolved instanceof Promise ? resolved.then(checkResolved) : checkResolved(resolved)
+    evaluate,
+    decide: (spec, request, principal, log, settle, fail) => {
+      let outcome: PermissionOutcome | Promise<PermissionOutcome>
+      try {
+        outcome = evaluate(spec, request, principal, log)
+      } catch (error) {
+        fail(error)
+        return
+      }
+      if (outcome instanceof Promise) outcome.then(settle, fail)
+      else settle(outcome)
     },
     close: () => { unprotected?.close() }
   }

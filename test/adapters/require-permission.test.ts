@@ -376,6 +376,20 @@ describe('the permission gate shared by the adapters', () => {
     assert.throws(() => gate.evaluate(spec, {}, TOKENS.reader, captureLogs().logger), (error) => error === failure)
   })
 
+  test('decide settles in the same turn when the spec resolves at once, and hands a thrown or rejected error to fail', async () => {
+    const gate = gateWith(PERMISSIONS)
+    const log = captureLogs().logger
+    const failure = new Error('no such view')
+    const seen: string[] = []
+    const record = (label: string) => [(outcome: { allowed: boolean }) => { seen.push(`${label}: ${String(outcome.allowed)}`) }, (error: unknown) => { seen.push(`${label}: ${error === failure ? 'failed' : String(error)}`) }] as const
+    gate.decide(gate.compile({ resources: view('driver_stats'), actions: 'DESCRIBE' }), {}, TOKENS.reader, log, ...record('at once'))
+    gate.decide(gate.compile({ resources: () => { throw failure }, actions: 'DESCRIBE' }), {}, TOKENS.reader, log, ...record('thrown'))
+    gate.decide(gate.compile({ resources: async () => { throw failure }, actions: 'DESCRIBE' }), {}, TOKENS.reader, log, ...record('rejected'))
+    assert.deepEqual(seen, ['at once: true', 'thrown: failed'])
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(seen, ['at once: true', 'thrown: failed', 'rejected: failed'])
+  })
+
   test('the actions and the project are read after the resources are found, whether at once or later', async () => {
     const gate = gateWith(PERMISSIONS)
     const log = captureLogs().logger
