@@ -115,9 +115,9 @@ export const UNKNOWN_PROJECT_PERMISSIONS: readonly Permission[] = Object.freeze(
  *   permission, or does not list `project` is a ConfigError naming the file and the problem;
  * - later, a reload that fails for any of those reasons keeps the last good version in force and
  *   logs an error (once per version of the file);
- * - a reload that would leave a project that had permissions with none is refused the same way
- *   (an emptied permission list would allow every authenticated user); restart the server to
- *   accept it on purpose.
+ * - a reload that would leave a project that had permissions (in any version accepted since
+ *   startup, so also one that left and comes back) with none is refused the same way (an emptied
+ *   permission list would allow every authenticated user); restart the server to accept it on purpose.
  * The file is re-read when its size, mtime or inode changes (checked every `pollIntervalMs`) and
  * every `cacheTtlSeconds`. A file still being written (it changes while read) is read again on
  * the next check. Versions are swapped whole: a request sees one version or the next, never a mix.
@@ -141,6 +141,14 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
 
   const first = readStable(path, maxBytes)
   let current = runToEnd(loadSteps(first.bytes, path, home, undefined, limits))
+  // Every project that had permissions in a version this server accepted, with how many. Checked
+  // against every later version, not only the one before: a project dropped in one version and
+  // back without permissions in the next must not open either.
+  const guarded = new Map<string, number>()
+  const guard = (snapshot: RegistrySnapshot): void => {
+    for (const [name, { permissions }] of snapshot.projects) if (permissions.length > 0) guarded.set(name, permissions.length)
+  }
+  guard(current)
   let signature = first.signature
   let digest = digestOf(first.bytes)
   let lastReadAt = Date.now()
@@ -153,11 +161,16 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
   // list); the empty name is the server's own, which a request reaches by naming none.
   const projectsOf = (snapshot: RegistrySnapshot): readonly string[] =>
     [home, ...[...snapshot.projects.keys()].filter((name) => name !== home && name !== '')]
+  // A logger that throws must not leave a reload half done (the new version swapped in, its
+  // watchers never told) nor reject the timer's check, an unhandled rejection that ends the process.
+  const log = (level: 'info' | 'error', fields: object, message: string): void => {
+    try { logger[level](fields, message) } catch { /* the reload's outcome does not depend on its log line */ }
+  }
   const tell = (watcher: { readonly listener: (projects: readonly string[]) => void }, projects: readonly string[]): void => {
     try {
       watcher.listener(projects)
     } catch (error) {
-      logger.error({ registry: path, err: error }, 'feast-authz: a watcher of the registry\'s projects failed')
+      log('error', { registry: path, err: error }, 'feast-authz: a watcher of the registry\'s projects failed')
     }
   }
 
@@ -182,12 +195,13 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       const nextDigest = await runSliced(digestSteps(bytes), RELOAD_SLICE_MS)
       if (nextDigest === digest) { signature = seen; return 'unchanged' }
       // Decoded and indexed in slices: requests keep being served with the version in force meanwhile.
-      const next = await runSliced(loadSteps(bytes, path, home, current, limits), RELOAD_SLICE_MS)
+      const next = await runSliced(loadSteps(bytes, path, home, { previous: current, guarded }, limits), RELOAD_SLICE_MS)
       current = next
+      guard(next)
       signature = seen
       digest = nextDigest
       reportedFailure = undefined
-      logger.info({ registry: path, versionId: next.versionId, permissions: next.permissions.length }, 'feast-authz: registry reloaded')
+      log('info', { registry: path, versionId: next.versionId, permissions: next.permissions.length }, 'feast-authz: registry reloaded')
       const projects = projectsOf(next)
       for (const watcher of watchers) tell(watcher, projects)
       return 'updated'
@@ -197,7 +211,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       // Once per distinct problem: a broken file checked every second must not flood the log.
       if (failure !== reportedFailure) {
         reportedFailure = failure
-        logger.error({ registry: path, error: reason, inForce: current.versionId }, 'feast-authz: registry reload failed; the last good registry stays in force')
+        log('error', { registry: path, error: reason, inForce: current.versionId }, 'feast-authz: registry reload failed; the last good registry stays in force')
       }
       try { signature = signatureOf(await stat(path)) } catch { /* keep the old signature: retried on the next check */ }
       lastReadAt = Date.now()
@@ -266,7 +280,7 @@ function * loadSteps (
   bytes: Uint8Array,
   path: string,
   home: string,
-  previous: RegistrySnapshot | undefined,
+  before: { readonly previous: RegistrySnapshot, readonly guarded: ReadonlyMap<string, number> } | undefined,
   limits: { maxDecodedBytes: number }
 ): Generator<void, RegistrySnapshot> {
   let snapshot: RegistrySnapshot
@@ -289,12 +303,14 @@ function * loadSteps (
         : `the registry has no project ${JSON.stringify(home)} (it has ${snapshot.projectNames.map((name) => JSON.stringify(name)).join(', ')}); check \`project\` in feature_store.yaml`
     throw new ConfigError(`cannot use the Feast registry: ${problem}`, { source: path })
   }
-  if (previous !== undefined) {
-    for (const [name, before] of previous.projects) {
+  if (before !== undefined) {
+    for (const [name, count] of before.guarded) {
       const after = snapshot.projects.get(name)
-      if (before.permissions.length > 0 && after !== undefined && after.permissions.length === 0) {
-        throw new ConfigError(`refusing the new registry: project ${JSON.stringify(name)} had ${before.permissions.length} permission(s) and now has none, which would allow every authenticated user; restart the server to accept that on purpose`, { source: path })
-      }
+      if (after === undefined || after.permissions.length > 0) continue
+      // A project missing from the version in force is coming back: say so, or the count would puzzle.
+      const when = before.previous.projects.has(name) ? '' : ' before it left the registry'
+      throw new ConfigError(`refusing the new registry: project ${JSON.stringify(name)} had ${count} permission(s)${when} and now has none, ` +
+        'which would allow every authenticated user; restart the server to accept that on purpose', { source: path })
     }
   }
   return snapshot

@@ -278,6 +278,29 @@ describe('a registry replaced while serving', () => {
     assert.match(String(at('error')[0]?.error), /project "demo" had 2 permission\(s\) and now has none, which would allow every authenticated user; restart the server/)
   })
 
+  it('refuses a project that left the registry and comes back without permissions, so two reloads cannot open it', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo', 'other'], permissions: { demo: [READERS], other: [READERS, WRITERS] } }))
+    const { logger, at } = captureLogs()
+    const registry = open(path, logger)
+    replaceFile(path, registryBytes({ projects: ['demo'], permissions: { demo: [READERS] }, versionId: 'without-other' }))
+    assert.equal(await registry.refresh(), 'updated')
+    replaceFile(path, registryBytes({ projects: ['demo', 'other'], permissions: { demo: [READERS] }, versionId: 'other-open' }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.current().versionId, 'without-other')
+    assert.equal(decide(registry.permissionsFor('other'), reader, { ...VIEW, project: 'other' }, ['DESCRIBE']).allowed, false)
+    assert.match(String(at('error')[0]?.error), /project "other" had 2 permission\(s\) before it left the registry and now has none/)
+  })
+
+  it('accepts a project that left the registry and comes back with permissions', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo', 'other'], permissions: { demo: [READERS], other: [READERS] } }))
+    const registry = open(path)
+    replaceFile(path, registryBytes({ projects: ['demo'], permissions: { demo: [READERS] }, versionId: 'without-other' }))
+    assert.equal(await registry.refresh(), 'updated')
+    replaceFile(path, registryBytes({ projects: ['demo', 'other'], permissions: { demo: [READERS], other: [WRITERS] }, versionId: 'other-back' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.deepEqual(registry.permissionsFor('other'), [WRITERS])
+  })
+
   it('accepts a registry whose permissions became empty when the server starts with it', () => {
     const path = registryFile(registryBytes({ permissions: {} }))
     assert.deepEqual(open(path).permissionsFor(), [])
@@ -340,6 +363,20 @@ describe('watching the projects of a registry', () => {
     replaceFile(path, registryBytes({ projects: ['demo', 'late'], versionId: 'v2' }))
     assert.equal(await registry.refresh(), 'updated')
     assert.equal(calls, 1)
+  })
+
+  it('takes a new version and tells its watchers when the logger throws, and a refused one still settles', async () => {
+    const path = registryFile(registryBytes({ projects: ['demo'], permissions: { demo: [READERS] } }))
+    const throwing = { ...captureLogs().logger, info: () => { throw new Error('log down') }, error: () => { throw new Error('log down') } }
+    const registry = open(path, throwing as unknown as AuthLogger)
+    const heard: Array<readonly string[]> = []
+    registry.watchProjects((projects) => { heard.push(projects) })
+    replaceFile(path, registryBytes({ projects: ['demo', 'late'], permissions: { demo: [READERS] }, versionId: 'v2' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.equal(registry.current().versionId, 'v2')
+    assert.deepEqual(heard.at(-1), ['demo', 'late'])
+    rmSync(path)
+    assert.equal(await registry.refresh(), 'rejected')
   })
 
   it('logs a watcher that throws, and the reload still counts', async () => {
