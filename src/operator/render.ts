@@ -119,13 +119,16 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   if (data.kind !== 'FeatureStore') fail(['kind'], `expected FeatureStore, got ${describeValue(data.kind)}`)
   const metadata = mapping(data.metadata, ['metadata'], fail)
   const name = metadata.name
-  if (typeof name !== 'string' || !DNS_SUBDOMAIN.test(name) || name.length > 253) fail(['metadata', 'name'], `expected a lower-case DNS name, got ${describeValue(name)}`)
+  // Every RBAC object carries the name as a label value, which Kubernetes holds to 63 characters.
+  if (typeof name !== 'string' || !DNS_SUBDOMAIN.test(name) || name.length > 63) {
+    fail(['metadata', 'name'], `expected a lower-case DNS name of at most 63 characters (the RBAC objects carry it as the label feast.dev/name), got ${describeValue(name)}`)
+  }
   const warnings: string[] = []
   let namespace = metadata.namespace
   if (namespace === undefined) {
     namespace = 'default'
     warnings.push('metadata.namespace is not set: the RBAC objects use namespace "default"')
-  } else if (typeof namespace !== 'string' || !DNS_LABEL.test(namespace)) {
+  } else if (typeof namespace !== 'string' || !DNS_LABEL.test(namespace) || namespace.length > 63) {
     fail(['metadata', 'namespace'], `expected a namespace name, got ${describeValue(namespace)}`)
   }
   const spec = mapping(data.spec, ['spec'], fail)

@@ -1687,6 +1687,7 @@ function admit<T extends StoredObject> (kind: Kind, object: T, existing: T | und
   const name = typeof admitted.metadata?.name === 'string' ? admitted.metadata.name : ''
   if (name === '') errors.push(requiredField('metadata.name', 'name or generateName is required'))
   else for (const message of pathSegmentNameErrors(name)) errors.push(invalidField('metadata.name', JSON.stringify(name), message))
+  errors.push(...labelErrors(admitted.metadata?.labels ?? {}))
   if (isBindingKind(kind)) {
     const binding = admitted as unknown as RoleBindingJson
     const ref = (binding.roleRef ?? {}) as Partial<RoleBindingJson['roleRef']>
@@ -1759,6 +1760,41 @@ function pathSegmentNameErrors (name: string): string[] {
   if (name === '.' || name === '..') return [`may not be '${name}'`]
   const errors: string[] = []
   for (const illegal of ['/', '%']) if (name.includes(illegal)) errors.push(`may not contain '${illegal}'`)
+  return errors
+}
+
+/**
+ * apimachinery ValidateLabels, which ValidateObjectMeta runs on every object: each key a qualified
+ * name (an optional DNS subdomain prefix and `/`, then at most 63 characters), each value at most
+ * 63 characters of a label's alphabet.
+ */
+function labelErrors (labels: Record<string, string>): FieldError[] {
+  const errors: FieldError[] = []
+  const qualified = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
+  for (const [key, value] of Object.entries(labels)) {
+    const parts = key.split('/')
+    const keyErrors: string[] = []
+    if (parts.length > 2) {
+      keyErrors.push(`a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualified}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`)
+    } else {
+      const name = parts.at(-1)!
+      if (parts.length === 2) {
+        if (parts[0] === '') keyErrors.push('prefix part must be non-empty')
+        else keyErrors.push(...dns1123SubdomainErrors(parts[0]!).map((message) => `prefix part ${message}`))
+      }
+      if (name === '') keyErrors.push('name part must be non-empty')
+      else if (name.length > 63) keyErrors.push('name part must be no more than 63 characters')
+      if (name !== '' && !new RegExp(`^${qualified}$`).test(name)) {
+        keyErrors.push(`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualified}')`)
+      }
+    }
+    for (const message of keyErrors) errors.push(invalidField('metadata.labels', JSON.stringify(key), message))
+    if (value.length > 63) errors.push(invalidField('metadata.labels', JSON.stringify(value), 'must be no more than 63 characters'))
+    if (!new RegExp(`^(${qualified})?$`).test(value)) {
+      errors.push(invalidField('metadata.labels', JSON.stringify(value), 'a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\', ' +
+        `and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(${qualified})?')`))
+    }
+  }
   return errors
 }
 

@@ -291,6 +291,20 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ oidc: { secretRef: { name: 'oidc' }, caCertConfigMap: { name: 'idp-ca', key: 'ca.crt\u001b[2J' } } }), options, /spec\.authz\.oidc\.caCertConfigMap\.key: expected a ConfigMap key \(letters, digits, -, _ and \.\), got "ca\.crt\\u001b\[2J"/)
   })
 
+  it('refuses a store name longer than 63 characters, which every rendered RBAC object carries as a label value the API server refuses', () => {
+    const resource = store(undefined)
+    resource.metadata = { name: 'd'.repeat(64), namespace: 'feast' }
+    failsWith(resource, {}, /metadata\.name: expected a lower-case DNS name of at most 63 characters \(the RBAC objects carry it as the label feast\.dev\/name\), got "d+\.\.\."/)
+    resource.metadata = { name: 'd'.repeat(63), namespace: 'feast' }
+    assert.doesNotThrow(() => renderFeatureStore(resource))
+  })
+
+  it('refuses a namespace longer than 63 characters, which no namespace can be', () => {
+    const resource = store(undefined)
+    resource.metadata = { name: 'demo', namespace: 'n'.repeat(64) }
+    failsWith(resource, {}, /metadata\.namespace: expected a namespace name, got "n+\.\.\."/)
+  })
+
   it('refuses a listed role named like the store\'s own Role, which would replace the service\'s rules', () => {
     failsWith(store({ kubernetes: { roles: ['reader', 'feast-demo'] } }), {}, /spec\.authz\.kubernetes\.roles: "feast-demo" is the name of the store's own Role/)
   })

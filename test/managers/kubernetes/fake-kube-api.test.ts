@@ -376,6 +376,16 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
         /subjects\[0\]\.kind: Unsupported value: "Robot"/)
     })
 
+    test('labels are validated as on every object: a value longer than 63 characters or a key that is not a qualified name is 422 Invalid', () => {
+      const labelled = (labels: Record<string, string>): ReturnType<typeof feastRole> => ({ ...feastRole('feast', 'labelled'), metadata: { name: 'labelled', namespace: 'feast', labels } })
+      api.putRole(labelled({ 'feast.dev/name': 'x'.repeat(63), empty: '' }))
+      assert.throws(() => api.putRole(labelled({ 'feast.dev/name': 'x'.repeat(64) })),
+        /Role\.rbac\.authorization\.k8s\.io "labelled" is invalid: metadata\.labels: Invalid value: "x{64}": must be no more than 63 characters$/)
+      assert.throws(() => api.putRole(labelled({ 'feast.dev/name': 'a b' })), /metadata\.labels: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters/)
+      assert.throws(() => api.putRole(labelled({ 'Feast.dev/name': 'x' })), /metadata\.labels: Invalid value: "Feast\.dev\/name": prefix part a lowercase RFC 1123 subdomain/)
+      assert.throws(() => api.putRole(labelled({ [`feast.dev/${'n'.repeat(64)}`]: 'x' })), /metadata\.labels: Invalid value: "feast\.dev\/n{64}": name part must be no more than 63 characters/)
+    })
+
     test('a Role rule needs verbs, apiGroups and resources, and a namespaced one no nonResourceURLs', () => {
       assert.throws(() => api.putRole({ metadata: { name: 'no-groups', namespace: 'feast' }, rules: [{ resources: ['configmaps'], verbs: ['get'] }] }),
         /Role\.rbac\.authorization\.k8s\.io "no-groups" is invalid: rules\[0\]\.apiGroups: Required value: resource rules must supply at least one api group$/)
