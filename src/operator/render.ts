@@ -156,7 +156,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
       warnings.push('spec.authz.noAuth is true: authentication and authorization are OFF and every endpoint is public (development and testing only)')
       break
     case 'oidc': {
-      const rendered = renderOidc(authz.oidc, options, fail)
+      const rendered = renderOidc(authz.oidc, namespace as string, options, fail)
       server = rendered.server
       client = rendered.client
       warnings.push(...rendered.warnings)
@@ -256,6 +256,7 @@ function authzOf (spec: Record<string, unknown>, name: string, fail: Fail): Auth
 
 function renderOidc (
   oidc: Record<string, unknown>,
+  namespace: string,
   options: RenderOptions,
   fail: Fail
 ): { server: Record<string, unknown>, client: Record<string, unknown>, warnings: string[] } {
@@ -289,13 +290,22 @@ function renderOidc (
     onlyFields(ref, ['name'], at('secretRef'), fail, { guess: false })
     const secretName = ref.name
     if (typeof secretName !== 'string' || !DNS_SUBDOMAIN.test(secretName)) fail(at('secretRef', 'name'), `expected a Secret name, got ${describeValue(secretName)}`)
-    const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName)
+    // The operator reads the Secret of the store's namespace: one of the same name elsewhere (a dump
+    // of several namespaces) holds another deployment's settings. A Secret written without a
+    // namespace is taken to be for this one.
+    const elsewhere = (object: Record<string, unknown>): unknown => {
+      const found = (object.metadata as { namespace?: unknown } | undefined)?.namespace
+      return found !== undefined && found !== namespace ? found : undefined
+    }
+    const found = (options.secrets ?? []).find(({ object }) => object.kind === 'Secret' && (object.metadata as { name?: unknown } | undefined)?.name === secretName && elsewhere(object) === undefined)
     if (found === undefined) {
       // A document of another kind (the FeatureStore itself, given as --secret) is named with its kind: it was looked at, and is not a Secret.
       const given = (options.secrets ?? []).flatMap(({ object }) => {
         const named = (object.metadata as { name?: unknown } | undefined)?.name
         if (typeof named !== 'string') return []
-        return [object.kind === 'Secret' ? `"${named}"` : `"${named}" (kind ${describeValue(object.kind)}, not a Secret)`]
+        if (object.kind !== 'Secret') return [`"${named}" (kind ${describeValue(object.kind)}, not a Secret)`]
+        const other = elsewhere(object)
+        return [other === undefined ? `"${named}"` : `"${named}" (namespace ${describeValue(other)}, not "${namespace}")`]
       })
       fail(at('secretRef', 'name'), `names Secret "${secretName as string}", which was not given${given.length === 0 ? ' (pass it with --secret)' : ` (given: ${given.join(', ')})`}`)
     }

@@ -313,6 +313,16 @@ describe('operator render: invalid resources', () => {
     failsWith(store({ oidc: { secretRef: { name: 'missing' } } }), { secrets: secret(OIDC_SECRET) }, /spec\.authz\.oidc\.secretRef\.name: names Secret "missing", which was not given \(given: "oidc"\)/)
   })
 
+  it('takes the Secret of the store\'s namespace, never one of the same name in another namespace', () => {
+    const inNamespace = (namespace: string, discovery: string): NonNullable<RenderOptions['secrets']>[number] => {
+      const [given] = secret({ data: { ...OIDC_SECRET.data, auth_discovery_url: discovery } })
+      return { object: { ...given!.object, metadata: { name: 'oidc', namespace } } }
+    }
+    const secrets = [inNamespace('other', 'https://other.example.com/.well-known/openid-configuration'), inNamespace('feast', 'https://idp.example.com/.well-known/openid-configuration')]
+    assert.equal(renderFeatureStore(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets }).server.auth_discovery_url, 'https://idp.example.com/.well-known/openid-configuration')
+    failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: secrets.slice(0, 1) }, /names Secret "oidc", which was not given \(given: "oidc" \(namespace "other", not "feast"\)\)$/)
+  })
+
   it('names a document given among the Secrets that is not a Secret, with its kind', () => {
     const featureStore = { object: { apiVersion: 'feast.dev/v1', kind: 'FeatureStore', metadata: { name: 'sample' } } }
     failsWith(store({ oidc: { secretRef: { name: 'oidc' } } }), { secrets: [featureStore] }, /names Secret "oidc", which was not given \(given: "sample" \(kind "FeatureStore", not a Secret\)\)$/)
