@@ -15,6 +15,9 @@ import { addFeastBooleanKeyword } from './feast-boolean.ts'
 import { acceptJsonBodiesOnly } from './json-body.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
 import { createProjectScopes } from './project-scope.ts'
+import { limitOption } from './limit-option.ts'
+import { DEFAULT_MAX_BYTES, SampleRowsOverBound, type OnlineStoreOptions } from './online-store.ts'
+import { DEFAULT_MAX_ANSWERED_VALUES } from './online-read.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
 
 /** Options of {@link buildReferenceServer}: the plugin's {@link AuthzOptions}, plus what to serve. */
@@ -30,6 +33,14 @@ export interface ReferenceServerOptions extends AuthzOptions {
   readonly pinoLogger?: Logger
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   readonly bodyLimit?: number
+  /**
+   * Most each project's in-memory online store holds, in bytes as it counts them (see
+   * `createOnlineStore`'s `maxBytes`): a write past it is a 507, and the registry's sample rows
+   * must fit. A positive integer; default 64 MiB (67,108,864).
+   */
+  readonly onlineStoreMaxBytes?: number
+  /** Most values (rows × columns) one get-online-features answer holds, else a 422. A positive integer; default 100,000. */
+  readonly maxAnsweredValues?: number
 }
 
 /**
@@ -44,15 +55,17 @@ export interface ReferenceServerOptions extends AuthzOptions {
  * ```
  */
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
-  const { registry: givenRegistry, pinoLogger, bodyLimit, ...authz } = options
+  const { registry: givenRegistry, pinoLogger, bodyLimit, onlineStoreMaxBytes, maxAnsweredValues, ...authz } = options
   // Checked before anything is built: a path given as `registry` would otherwise be met as a
-  // TypeError on the first request. (Fastify checks `bodyLimit` and the plugin its own options.)
+  // TypeError on the first request, a bad bound as a 500. (Fastify checks `bodyLimit` and the plugin its own options.)
   if (givenRegistry !== undefined && !isFeastRegistry(givenRegistry) && !isCatalog(givenRegistry)) {
     throw new OptionError(`buildReferenceServer: registry must be a Feast registry opened with openFeastRegistry (a path goes in feature_store.yaml's \`registry\`), or a FeatureCatalog, got ${typeof givenRegistry === 'string' ? JSON.stringify(givenRegistry) : 'an object that is neither'}`, { option: 'registry' })
   }
   if (pinoLogger !== undefined && !hasMethods(pinoLogger, PINO_METHODS)) {
     throw new OptionError(`buildReferenceServer: pinoLogger must be a pino logger (createLogger()), with the methods ${PINO_METHODS.join(', ')}`, { option: 'pinoLogger' })
   }
+  const storeOptions = { maxBytes: limitOption(onlineStoreMaxBytes, { owner: OWNER, option: 'onlineStoreMaxBytes', unit: 'bytes', fallback: DEFAULT_MAX_BYTES }) }
+  const limits = { maxAnsweredValues: limitOption(maxAnsweredValues, { owner: OWNER, option: 'maxAnsweredValues', unit: 'values', fallback: DEFAULT_MAX_ANSWERED_VALUES }) }
   const app = Fastify({
     ...(pinoLogger === undefined ? { logger: false } : { loggerInstance: pinoLogger }),
     bodyLimit: bodyLimit ?? 1024 * 1024,
@@ -103,8 +116,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
       ? catalogFromFeastRegistry(feast)
       : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(authz.config), logger)
     app.get('/health', { config: { feastAuthz: { public: true } } }, async () => ({ status: 'ok' }))
-    const scopeOf = createProjectScopes(catalog)
-    registerOnlineRoutes(app, scopeOf)
+    const scopeOf = storeScopes(catalog, storeOptions)
+    registerOnlineRoutes(app, scopeOf, limits)
     registerRegistryRoutes(app, scopeOf)
     await app.ready()
   } catch (error) {
@@ -114,6 +127,18 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     throw error
   }
   return app
+}
+
+const OWNER = 'buildReferenceServer'
+
+/** The projects' scopes, the server's own store filled now: sample rows that do not fit are said in this function's words. */
+function storeScopes (catalog: FeatureCatalog, storeOptions: OnlineStoreOptions): ReturnType<typeof createProjectScopes> {
+  try {
+    return createProjectScopes(catalog, storeOptions)
+  } catch (error) {
+    if (error instanceof SampleRowsOverBound) throw new SampleRowsOverBound(OWNER, 'onlineStoreMaxBytes', error.facts)
+    throw error
+  }
 }
 
 /**

@@ -173,6 +173,11 @@ function parseFeatureRef (ref: string): FeatureRef {
  * answered.
  */
 export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
+  return readFeaturesUpTo(target, store, DEFAULT_MAX_ANSWERED_VALUES)
+}
+
+/** {@link readFeatures}, answering at most `maxValues` values (rows × columns): the reference server's `maxAnsweredValues`. */
+export function readFeaturesUpTo (target: ReadTarget, store: OnlineStore, maxValues: number): OnlineFeaturesResponse {
   const { body } = target
   const features = target.refs.map(({ view: name, feature, alias, joinKeyMap }): ReadFeature => {
     const view = target.views.get(name)
@@ -207,7 +212,7 @@ export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFea
     }
     keysByTable.set(table.shownAs, keys)
   }
-  checkAnswerSize(rowCount, columns.keys.size + features.length)
+  checkAnswerSize(rowCount, columns.keys.size + features.length, maxValues)
   const rows = Array.from({ length: rowCount }, (_, i) => i)
   const results = [...columns.keys.values()].map((values) => ({
     values: [...values] as unknown[],
@@ -413,18 +418,20 @@ function columnOf (table: Table, key: string, renamed: ReadonlySet<string>): str
 }
 
 /**
- * Most values (rows × columns) one answer holds. Each row sent costs the caller 2 bytes and each
- * value answered costs the server about 4 µs and 400 bytes of memory while the answer is built
- * (40 of JSON once written): unbounded, a 30 KB body asking a service of 64 features for 15,000 rows
- * held it for seconds and 400 MB, and a 1 MiB one ended the process. Online reads are small
- * batches: 100,000 is 1,000 rows of 100 features.
+ * Most values (rows × columns) one answer holds unless the server sets another bound. Each row
+ * sent costs the caller 2 bytes and each value answered costs the server about 4 µs and 400 bytes
+ * of memory while the answer is built (40 of JSON once written): unbounded, a 30 KB body asking a
+ * service of 64 features for 15,000 rows held it for seconds and 400 MB, and a 1 MiB one ended the
+ * process. Online reads are small batches: 100,000 is 1,000 rows of 100 features.
  */
-const MAX_ANSWERED_VALUES = 100_000
+export const DEFAULT_MAX_ANSWERED_VALUES = 100_000
 
-/** Refuses (422) a read whose answer would hold more than {@link MAX_ANSWERED_VALUES} values. */
-function checkAnswerSize (rows: number, columns: number): void {
-  if (rows * columns <= MAX_ANSWERED_VALUES) return
-  throw unprocessable(`the answer would hold ${rows} rows × ${columns} columns = ${rows * columns} values, more than the ${MAX_ANSWERED_VALUES} one answer holds: send the entity rows in several requests`)
+/** Refuses (422) a read whose answer would hold more than `maxValues` values. */
+function checkAnswerSize (rows: number, columns: number, maxValues: number): void {
+  if (rows * columns <= maxValues) return
+  // The caller may be the one who runs the server: the message says where the bound is set.
+  throw unprocessable(`the answer would hold ${rows} rows × ${columns} columns = ${rows * columns} values, more than the ${maxValues} one answer holds: ` +
+    'send the entity rows in several requests, or raise the bound (the reference server\'s maxAnsweredValues, feast-authz serve --max-answered-values)')
 }
 
 /** Missing request data is a 404, Feast's status for it (`RequestDataNotFoundInEntityRowsException`). */

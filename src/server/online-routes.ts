@@ -9,7 +9,7 @@
  * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view in `feature_views`, or on Feast's default set; none for no view |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
+import { checkReadBody, readFeaturesUpTo, readTarget } from './online-read.ts'
 import {
   checkFrameDepth, checkIncrementalWindow, checkMaterializable, checkMaterializeVersion, checkMaterializeWindow, materializedViews,
   materializeIncrementalSchema, materializeQuerySchema, materializeSchema, pushedViews, pushSchema, pushTarget, queryFlag, writableView,
@@ -23,13 +23,19 @@ import { jsonTextOf } from './json-body.ts'
 import { readExactly } from './exact-integers.ts'
 import { exactJson } from './exact-json.ts'
 
+/** The bounds of the online routes that are not the store's. */
+export interface OnlineLimits {
+  /** Most values (rows × columns) a get-online-features answer holds. */
+  readonly maxAnsweredValues: number
+}
+
 /**
  * Every route acts on the project of `scopeOf(request)` (the server's, or the one the `project`
  * query parameter names), whose permissions are checked. What a request touches (its scope, and
  * the views or plan the body names) is worked out once, by whichever of the permission step and
  * the handler runs first, so both act on the same registry snapshot (see request-work.ts).
  */
-export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {
+export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope, limits: OnlineLimits): void {
   const body = <T> (request: FastifyRequest): T => request.body as T
   const project = requestedProject
 
@@ -58,7 +64,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     }
   }, async (request, reply) => {
     const { store, target } = readWork(request)
-    const answer = readFeatures(target, store)
+    const answer = readFeaturesUpTo(target, store, limits.maxAnsweredValues)
     // Entity and feature values beyond 2^53 are BigInts, answered as the integers they are. (A
     // serializer of one's own leaves the content type to be set.)
     void reply.type('application/json; charset=utf-8').serializer(exactJson)

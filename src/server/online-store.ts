@@ -10,6 +10,7 @@ import { utcInstant } from './utc-instant.ts'
 import { exactJson } from './exact-json.ts'
 import { isUnsafeInteger } from './exact-integers.ts'
 import { insufficientStorage } from './http-error.ts'
+import { limitOption } from './limit-option.ts'
 
 /** A row as the online store keeps it. */
 export interface StoredRow {
@@ -49,9 +50,36 @@ export interface OnlineStoreOptions {
    * values written as JSON, plus 300 for the row and 24 for each value, near what Node takes to hold
    * them. A positive integer; default 64 MiB (67,108,864): about 100,000 rows of 10 numeric
    * features, where a demo or a test store holds thousands. The reference server keeps one store
-   * per project, each with the default.
+   * per project, each with its `onlineStoreMaxBytes`. The catalog's sample rows must fit: else
+   * `createOnlineStore` throws an `OptionError` naming `maxBytes`, with what they take.
    */
   readonly maxBytes?: number
+}
+
+/** What the catalog's sample rows would take the store to, beyond its bound. */
+export interface SampleRowsFacts {
+  readonly project: string
+  readonly bytes: number
+  readonly maxBytes: number
+}
+
+/**
+ * The catalog's sample rows do not fit the store's bound: an error at startup, in the words of
+ * whoever set the bound (`owner`'s `option`), never a request's 507.
+ */
+export class SampleRowsOverBound extends OptionError {
+  readonly facts: SampleRowsFacts
+
+  constructor (owner: string, option: string, facts: SampleRowsFacts) {
+    super(`${owner}: ${sampleRowsOverBound(facts, option)}`, { option })
+    this.facts = facts
+  }
+}
+
+/** Why the sample rows do not fit and what to do, naming `option` as the way to raise the bound. */
+export function sampleRowsOverBound ({ project, bytes, maxBytes }: SampleRowsFacts, option: string): string {
+  return `the registry's sample rows of project ${JSON.stringify(project)} take ${count(bytes)} bytes in the online store, over its bound of ${count(maxBytes)} ` +
+    `(${option}; ${HOW_ROWS_COUNT}): raise ${option}, or give fewer sample rows`
 }
 
 /** Feast reports entity columns and missing values with this timestamp. */
@@ -60,7 +88,7 @@ export const EPOCH = '1970-01-01T00:00:00Z'
 // Memory is what runs out, so the bound is on (an estimate of) bytes: a bound on rows or values
 // would not bound it, as one value (a string, a list) may take a whole 1 MiB body, and overwriting
 // a stored key's values with larger ones grows the store as surely as a new key does.
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 // What holding a row and each of its values costs beyond their text, measured on Node 20 (the
 // objects, map entries and strings): 100,000 rows of 1, 10 or 50 numeric features take 335, 649 and
 // 2,024 bytes each, counted 340, 680 and 2,200. Text held otherwise may take more than it counts
@@ -68,6 +96,9 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 // character): at worst about four times the bound.
 const ROW_BYTES = 300
 const VALUE_BYTES = 24
+// A write is refused at request time, where the message reaches whoever runs the server.
+const BOUND_NAMES = 'createOnlineStore\'s maxBytes, the reference server\'s onlineStoreMaxBytes or feast-authz serve --online-store-max-bytes'
+const HOW_ROWS_COUNT = `a row counts its key and values as JSON, plus ${ROW_BYTES} for the row and ${VALUE_BYTES} for each value`
 
 /** A stored row and what it counts for; each value's count is kept so that replacing it never writes the old value again. */
 interface Entry {
@@ -81,48 +112,53 @@ export function createOnlineStore (registry: FeatureCatalog, options: OnlineStor
   const maxBytes = maxBytesOf(options)
   const tables = new Map<string, Map<string, Entry>>()
   let bytes = 0
+  // `refuse` says why a write that does not fit is refused: a request's 507, or a startup error.
+  const writeAll = (batches: readonly ViewRows[], defaultTime: string, refuse: (total: number) => Error): void => {
+    // Every row is staged first, and stored only once the whole write is known to fit: a write
+    // refused halfway would leave some views (or some rows) written and the caller told none were.
+    const staged = new Map<string, Map<string, Entry>>()
+    let growth = 0
+    for (const { view, rows } of batches) {
+      let table = staged.get(view.name)
+      if (table === undefined) { table = new Map(); staged.set(view.name, table) }
+      const stored = tables.get(view.name)
+      for (const row of rows) {
+        const key = entityKey(view.entities.map((entity) => row[entity]))
+        const time = row[EVENT_TIMESTAMP]
+        const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(utcInstant(time))) : defaultTime
+        const previous = table.get(key) ?? stored?.get(key)
+        if (previous !== undefined && Date.parse(previous.row.eventTimestamp) > Date.parse(eventTimestamp)) continue
+        const entry = merged(previous, key, view.features.filter((feature) => Object.hasOwn(row, feature)), row, eventTimestamp)
+        growth += entry.bytes - (previous?.bytes ?? 0)
+        table.set(key, entry)
+      }
+    }
+    if (growth > 0 && bytes + growth > maxBytes) throw refuse(bytes + growth)
+    for (const [name, table] of staged) {
+      let stored = tables.get(name)
+      if (stored === undefined) { stored = new Map(); tables.set(name, stored) }
+      for (const [key, entry] of table) stored.set(key, entry)
+    }
+    bytes += growth
+  }
+  const full = (total: number): Error => insufficientStorage(`the online store is full: this write would take it to ${count(total)} bytes, over its bound of ${count(maxBytes)} ` +
+    `(${BOUND_NAMES}; ${HOW_ROWS_COUNT}); nothing was written. ` +
+    'Rows already stored can still be overwritten with values no larger; to store more, restart the server (the store is in memory) or raise the bound')
   const store: OnlineStore = {
     write (view, rows, defaultTime) {
       store.writeAll([{ view, rows }], defaultTime)
       return rows.length
     },
     writeAll (batches, defaultTime = isoSeconds(new Date())) {
-      // Every row is staged first, and stored only once the whole write is known to fit: a write
-      // refused halfway would leave some views (or some rows) written and the caller told none were.
-      const staged = new Map<string, Map<string, Entry>>()
-      let growth = 0
-      for (const { view, rows } of batches) {
-        let table = staged.get(view.name)
-        if (table === undefined) { table = new Map(); staged.set(view.name, table) }
-        const stored = tables.get(view.name)
-        for (const row of rows) {
-          const key = entityKey(view.entities.map((entity) => row[entity]))
-          const time = row[EVENT_TIMESTAMP]
-          const eventTimestamp = typeof time === 'string' ? isoSeconds(new Date(utcInstant(time))) : defaultTime
-          const previous = table.get(key) ?? stored?.get(key)
-          if (previous !== undefined && Date.parse(previous.row.eventTimestamp) > Date.parse(eventTimestamp)) continue
-          const entry = merged(previous, key, view.features.filter((feature) => Object.hasOwn(row, feature)), row, eventTimestamp)
-          growth += entry.bytes - (previous?.bytes ?? 0)
-          table.set(key, entry)
-        }
-      }
-      if (growth > 0 && bytes + growth > maxBytes) {
-        throw insufficientStorage(`the online store is full: this write would take it to ${count(bytes + growth)} bytes, over its bound of ${count(maxBytes)} ` +
-          `(createOnlineStore's maxBytes; a row counts its key and values as JSON, plus ${ROW_BYTES} for the row and ${VALUE_BYTES} for each value); nothing was written. ` +
-          'Rows already stored can still be overwritten with values no larger; to store more, restart the server (the store is in memory) or raise maxBytes')
-      }
-      for (const [name, table] of staged) {
-        let stored = tables.get(name)
-        if (stored === undefined) { stored = new Map(); tables.set(name, stored) }
-        for (const [key, entry] of table) stored.set(key, entry)
-      }
-      bytes += growth
+      writeAll(batches, defaultTime, full)
     },
     read (view, key) {
       return tables.get(view.name)?.get(entityKey(key))?.row
     }
   }
-  for (const view of registry.featureViews()) store.write(view, registry.sampleRows(view.name), EPOCH)
+  // In one write, so that the error gives what all of them take.
+  const samples = registry.featureViews().map((view) => ({ view, rows: registry.sampleRows(view.name) }))
+  writeAll(samples, EPOCH, (total) => new SampleRowsOverBound('createOnlineStore', 'maxBytes', { project: registry.project, bytes: total, maxBytes }))
   return store
 }
 
@@ -130,12 +166,7 @@ function maxBytesOf (options: OnlineStoreOptions): number {
   if (typeof options !== 'object' || options === null) {
     throw new OptionError(`createOnlineStore: options must be an object ({ maxBytes }), got ${options === null ? 'null' : typeof options}`, { option: 'options' })
   }
-  const { maxBytes = DEFAULT_MAX_BYTES } = options
-  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
-    const shown = typeof maxBytes === 'number' ? String(maxBytes) : typeof maxBytes
-    throw new OptionError(`createOnlineStore: maxBytes must be a positive whole number of bytes (default ${DEFAULT_MAX_BYTES}), got ${shown}`, { option: 'maxBytes' })
-  }
-  return maxBytes
+  return limitOption(options.maxBytes, { owner: 'createOnlineStore', option: 'maxBytes', unit: 'bytes', fallback: DEFAULT_MAX_BYTES })
 }
 
 // The row a write leaves: the stored values, with those the write carries replaced.

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { notFound } from './http-error.ts'
-import { createOnlineStore, type OnlineStore } from './online-store.ts'
+import { createOnlineStore, type OnlineStore, type OnlineStoreOptions } from './online-store.ts'
 import { catalogForProject, type FeatureCatalog } from './catalog.ts'
 
 /** The `project` query parameter: one string (a repeated parameter is a 422, never a guess). */
@@ -28,13 +28,14 @@ export interface ProjectScope {
 }
 
 /**
- * Resolves a request's project to its registry and online store; a project the registry does not
- * have is a 404 (before any permission check: there is nothing to act on).
+ * Resolves a request's project to its registry and online store (each store bounded by
+ * `storeOptions`); a project the registry does not have is a 404 (before any permission check:
+ * there is nothing to act on).
  */
-export function createProjectScopes (registry: FeatureCatalog): (request: FastifyRequest) => ProjectScope {
+export function createProjectScopes (registry: FeatureCatalog, storeOptions: OnlineStoreOptions = {}): (request: FastifyRequest) => ProjectScope {
   const scopes = new Map<string, ProjectScope>()
   // The server's own project is ready (sample rows loaded) before the first request.
-  scopes.set(registry.project, { registry, store: createOnlineStore(registry) })
+  scopes.set(registry.project, { registry, store: createOnlineStore(registry, storeOptions) })
   return (request) => {
     const name = requestedProject(request) ?? registry.project
     const found = catalogForProject(registry, name)
@@ -42,7 +43,7 @@ export function createProjectScopes (registry: FeatureCatalog): (request: Fastif
     let scope = scopes.get(found.project)
     // Only projects the registry has get a scope, so the map stays bounded.
     if (scope === undefined || scope.registry !== found) {
-      scope = { registry: found, store: createOnlineStore(found) }
+      scope = { registry: found, store: createOnlineStore(found, storeOptions) }
       scopes.set(found.project, scope)
     }
     return scope

@@ -1,11 +1,14 @@
 /**
  * `buildReferenceServer` is built on the public API only: it checks what it adds (`registry`,
- * `pinoLogger`) before building anything, the plugin checks the options it shares (OptionError),
- * and Fastify checks its own (`bodyLimit`), each naming the option.
+ * `pinoLogger`, the bounds `onlineStoreMaxBytes` and `maxAnsweredValues`) before building
+ * anything, the plugin checks the options it shares (OptionError), and Fastify checks its own
+ * (`bodyLimit`), each naming the option.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
+import type { FeatureCatalog } from '../../src/server/catalog.ts'
 import { captureLogs } from '../helpers/logs.ts'
 
 const config = { project: 'p', auth: { type: 'no_auth' } }
@@ -65,5 +68,62 @@ describe('reference server options', () => {
       option: 'maxTokenLength',
       message: 'feast-authz: maxTokenLength must be an integer of at least 1, got -1'
     })
+  })
+
+  // Each kind of bad bound, for both bounds: refused before anything is built, naming the option,
+  // what it takes (with its default) and the value given.
+  const BOUNDS = [['onlineStoreMaxBytes', 'bytes', 67108864], ['maxAnsweredValues', 'values', 100000]] as const
+  const refusesBound = async (value: unknown, shown: string): Promise<void> => {
+    for (const [option, unit, fallback] of BOUNDS) {
+      await assert.rejects(build({ [option]: value }), {
+        name: 'OptionError',
+        option,
+        message: `feast-authz: buildReferenceServer: ${option} must be a positive whole number of ${unit} (default ${fallback}), got ${shown}`
+      })
+    }
+  }
+
+  // A row of a ten-character value counts 343 bytes: the three take 1,029.
+  const threeSampleRows = (): FeatureCatalog => loadYamlCatalogFile({
+    yaml: 'project: p\nfeature_views:\n  - {name: stats, entities: [id], features: [f]}\nsample_rows:\n  stats:\n' +
+      [1, 2, 3].map((id) => `    - {id: ${id}, f: "ten chars!"}\n`).join(''),
+    source: 'registry.yaml'
+  })
+
+  test('a bound of 0 is refused, as it would refuse every write and every read', async () => {
+    await refusesBound(0, '0')
+  })
+
+  test('a negative bound is refused', async () => {
+    await refusesBound(-5, '-5')
+  })
+
+  test('a bound that is not a whole number is refused', async () => {
+    await refusesBound(1.5, '1.5')
+  })
+
+  test('a bound given as text is refused, quoted, even when it reads as a number', async () => {
+    await refusesBound('1000', '"1000"')
+  })
+
+  test('a bound beyond 2^53 − 1, or infinite, is refused: it would be no bound', async () => {
+    await refusesBound(2 ** 53, '9007199254740992')
+    await refusesBound(Number.POSITIVE_INFINITY, 'Infinity')
+  })
+
+  test('sample rows that do not fit onlineStoreMaxBytes stop startup, naming the project, what they take, the bound and the option to raise', async () => {
+    await assert.rejects(build({ registry: threeSampleRows(), onlineStoreMaxBytes: 1000 }), {
+      name: 'OptionError',
+      option: 'onlineStoreMaxBytes',
+      message: /^feast-authz: buildReferenceServer: the registry's sample rows of project "p" take 1,029 bytes in the online store, over its bound of 1,000 \(onlineStoreMaxBytes; .*\): raise onlineStoreMaxBytes, or give fewer sample rows$/
+    })
+  })
+
+  test('sample rows that just fit onlineStoreMaxBytes are served', async (t) => {
+    const app = await buildReferenceServer({ config, registry: threeSampleRows(), onlineStoreMaxBytes: 1029 })
+    t.after(async () => { await app.close() })
+    const reply = await app.inject({ method: 'POST', url: '/get-online-features', payload: { features: ['stats:f'], entities: { id: [3] } } })
+    assert.equal(reply.statusCode, 200, reply.body)
+    assert.deepEqual(reply.json().results[1].values, ['ten chars!'])
   })
 })

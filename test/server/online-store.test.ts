@@ -5,7 +5,7 @@ import { OptionError } from '../../src/registry/index.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import type { SampleRow } from '../../src/server/catalog.ts'
 import { HttpError } from '../../src/server/http-error.ts'
-import { createOnlineStore, type OnlineStore, type OnlineStoreOptions } from '../../src/server/online-store.ts'
+import { createOnlineStore, SampleRowsOverBound, type OnlineStore, type OnlineStoreOptions } from '../../src/server/online-store.ts'
 import { expectError } from '../helpers/errors.ts'
 
 test('features called __proto__ and constructor are stored and read back like any other feature', () => {
@@ -40,7 +40,12 @@ describe('the bound on the store (maxBytes)', () => {
   const [viewA, viewB] = [registry.featureView('a'), registry.featureView('b')]
   assert.ok(viewA !== undefined && viewB !== undefined)
   const rows = (from: number, count: number, f = 'ten chars!'): SampleRow[] => Array.from({ length: count }, (_, index) => ({ id: from + index, f }))
-  const FULL = { type: HttpError, statusCode: 507, code: 'insufficient_storage', message: /^the online store is full: .* over its bound of 3,600 \(createOnlineStore's maxBytes; .*nothing was written/ }
+  const FULL = {
+    type: HttpError,
+    statusCode: 507,
+    code: 'insufficient_storage',
+    message: /^the online store is full: .* over its bound of 3,600 \(createOnlineStore's maxBytes, the reference server's onlineStoreMaxBytes or feast-authz serve --online-store-max-bytes; .*nothing was written/
+  }
   // A row of one ten-character feature counts 345 bytes: ten rows fill 3,600 to within one row.
   const fullStore = (): OnlineStore => {
     const store = createOnlineStore(registry, { maxBytes: 3600 })
@@ -79,6 +84,21 @@ describe('the bound on the store (maxBytes)', () => {
     expectError(() => store.write(viewA, rows(200, 1)), FULL)
     expectError(() => store.write(viewA, [{ id: 101, f: 'x'.repeat(200) }]), FULL)
     assert.equal(store.read(viewA, [101])?.values.f, 'new value!')
+  })
+
+  test('sample rows that do not fit are refused when the store is created, with what all the views\' rows take and how to raise the bound', () => {
+    // Two views of six rows of 343 bytes: each view's alone would fit 3,600, both take 4,116.
+    const sampled = loadYamlCatalogFile({
+      yaml: 'project: p\nfeature_views:\n  - {name: a, entities: [id], features: [f]}\n  - {name: b, entities: [id], features: [f]}\nsample_rows:\n' +
+        ['a', 'b'].map((view) => `  ${view}:\n${[1, 2, 3, 4, 5, 6].map((id) => `    - {id: ${id}, f: "ten chars!"}\n`).join('')}`).join(''),
+      source: 'registry.yaml'
+    })
+    expectError(() => createOnlineStore(sampled, { maxBytes: 3600 }), {
+      type: SampleRowsOverBound,
+      option: 'maxBytes',
+      message: /^feast-authz: createOnlineStore: the registry's sample rows of project "p" take 4,116 bytes in the online store, over its bound of 3,600 \(maxBytes; .*\): raise maxBytes, or give fewer sample rows$/
+    })
+    assert.equal(createOnlineStore(sampled, { maxBytes: 4116 }).read(viewB, [6])?.values.f, 'ten chars!')
   })
 
   test('maxBytes must be a positive integer: anything else is an OptionError naming it', () => {

@@ -19,11 +19,12 @@ let provider: TestProvider
 const servers: FastifyInstance[] = []
 const tokens: Record<'reader' | 'writer' | 'nobody', string> = { reader: '', writer: '', nobody: '' }
 
-async function startServer (permissions: NonNullable<ReferenceServerOptions['permissions']>): Promise<string> {
+async function startServer (permissions: NonNullable<ReferenceServerOptions['permissions']>, options: ReferenceServerOptions = {}): Promise<string> {
   const app = await buildReferenceServer({
     config: { project: 'driver_ranking', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
     permissions,
-    registry: loadYamlCatalogFile(fixture('registry.yaml'))
+    registry: loadYamlCatalogFile(fixture('registry.yaml')),
+    ...options
   })
   servers.push(app)
   return await app.listen({ host: '127.0.0.1', port: 0 })
@@ -386,6 +387,33 @@ describe('a full online store', () => {
     assert.equal(write.status, 200)
     assert.equal((await call(full, 'POST', '/push', 'writer', { push_source_name: 'both', df: { id: [1], f: ['value'] } })).status, 200)
     assert.deepEqual([await readRow('a', 1), await readRow('b', 1)], ['PRESENT', 'PRESENT'])
+  })
+})
+
+describe('bounds set by the server\'s options', () => {
+  test('onlineStoreMaxBytes bounds the store: a write past it is a 507 naming the option', async () => {
+    const bounded = await startServer(fixture('permissions.yaml'), { onlineStoreMaxBytes: 20_000 })
+    // The sample rows take a few KB; 100 rows of three numeric features about 43 KB more.
+    const column = (value: number): number[] => Array(100).fill(value)
+    const df = { driver_id: Array.from({ length: 100 }, (_, i) => 5000 + i), conv_rate: column(0.5), acc_rate: column(0.5), avg_daily_trips: column(7) }
+    const reply = await call(bounded, 'POST', '/write-to-online-store', 'writer', { feature_view_name: 'driver_hourly_stats', df })
+    assert.equal(reply.status, 507, reply.text)
+    assert.match(reply.body.message, /over its bound of 20,000 \(createOnlineStore's maxBytes, the reference server's onlineStoreMaxBytes or feast-authz serve --online-store-max-bytes;/)
+  })
+
+  test('maxAnsweredValues bounds an answer: a read past it is a 422 saying how to raise the bound', async () => {
+    const bounded = await startServer(fixture('permissions.yaml'), { maxAnsweredValues: 10 })
+    const reply = await call(bounded, 'POST', '/get-online-features', 'reader', { ...SERVICE_READ, entities: { driver_id: [1001, 1002, 1003] } })
+    assert.equal(reply.status, 422)
+    assert.equal(reply.body.message, 'the answer would hold 3 rows × 4 columns = 12 values, more than the 10 one answer holds: send the entity rows in several requests, ' +
+      'or raise the bound (the reference server\'s maxAnsweredValues, feast-authz serve --max-answered-values)')
+  })
+
+  test('a read within maxAnsweredValues is answered', async () => {
+    const bounded = await startServer(fixture('permissions.yaml'), { maxAnsweredValues: 8 })
+    const reply = await call(bounded, 'POST', '/get-online-features', 'reader', SERVICE_READ)
+    assert.equal(reply.status, 200, reply.text)
+    assert.equal(reply.body.results.length, 4)
   })
 })
 
