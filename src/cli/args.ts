@@ -81,6 +81,16 @@ export function portNumber (text: string): number | undefined {
   return /^\d{1,5}$/.test(text) && Number(text) <= 65535 ? Number(text) : undefined
 }
 
+/**
+ * The positive whole number `text` names (a bound such as `--max-answered-values`), or undefined:
+ * decimal digits only, at most 2^53 − 1 (beyond it a number is no longer exact).
+ */
+export function positiveWholeNumber (text: string): number | undefined {
+  if (!/^\d{1,16}$/.test(text)) return undefined
+  const value = Number(text)
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined
+}
+
 /** Reports a usage problem on one line plus where the options are described; returns the exit code. */
 export function reportUsage (io: CliIo, command: string, error: unknown): 2 {
   io.stderr(`feast-authz ${command}: ${(error as Error).message}\nRun \`feast-authz ${command} --help\` for the options.\n`)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { parseCommandArgs, portNumber, subcommand } from '../../src/cli/args.ts'
+import { parseCommandArgs, portNumber, positiveWholeNumber, subcommand } from '../../src/cli/args.ts'
 import { UsageError } from '../../src/cli/io.ts'
 import { expectError } from '../helpers/errors.ts'
 
@@ -71,5 +71,15 @@ describe('portNumber', () => {
 
   test('reads no port from anything else', () => {
     for (const text of ['', '65536', '-1', '80a', '8.0', ' 80', '0x50', '1e3', '123456']) assert.equal(portNumber(text), undefined, text)
+  })
+})
+
+describe('positiveWholeNumber', () => {
+  test('reads a whole number from 1 to 2^53 − 1 written in decimal digits', () => {
+    assert.deepEqual(['1', '100000', '0064', '9007199254740991'].map(positiveWholeNumber), [1, 100_000, 64, Number.MAX_SAFE_INTEGER])
+  })
+
+  test('reads no number from anything else', () => {
+    for (const text of ['', '0', '000', '-1', '1.5', '1e6', ' 5', '0x10', '1_000', '9007199254740992', '12345678901234567']) assert.equal(positiveWholeNumber(text), undefined, text)
   })
 })

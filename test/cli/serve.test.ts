@@ -64,4 +64,70 @@ describe('feast-authz serve', () => {
     assert.match(stderr, /^feast-authz serve: no configuration: give --config <feature_store\.yaml>, set FEATURE_STORE_YAML_BASE64, or run where a feature_store\.yaml is/)
     assert.match(stderr, /Run `feast-authz serve --help` for the options/)
   })
+
+  test('--max-answered-values reaches the server: a read past it is a 422 naming the flag', async () => {
+    const config = join(dir, 'feature_store.yaml')
+    await writeFile(config, `project: driver_ranking\nregistry: ${REGISTRY}\nauth:\n  type: no_auth\n`)
+    const run = serve(['--config', config, '--port', '0', '--log-level', 'warn', '--max-answered-values', '4'])
+    try {
+      const url = await listeningUrl(run)
+      const read = async (ids: number[]): Promise<Response> => await fetch(`${url}/get-online-features`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: ids } })
+      })
+      assert.equal((await read([1001, 1002])).status, 200)
+      const refused = await read([1001, 1002, 1003])
+      assert.equal(refused.status, 422)
+      assert.match(((await refused.json()) as { message: string }).message, /= 6 values, more than the 4 one answer holds: .*feast-authz serve --max-answered-values\)$/)
+    } finally {
+      run.child.kill('SIGTERM')
+    }
+    const { code, stderr } = await run.exited
+    assert.equal(code, 0, stderr)
+  })
+
+  test('sample rows that do not fit --online-store-max-bytes stop startup with exit 2, naming the project, the bound and the flag', async () => {
+    const config = join(dir, 'feature_store.yaml')
+    await writeFile(config, `project: driver_ranking\nregistry: ${REGISTRY}\nauth:\n  type: no_auth\n`)
+    const { code, stderr } = await runInProcess(runServe, ['--config', config, '--port', '0', '--log-level', 'silent', '--online-store-max-bytes', '1000'])
+    assert.equal(code, 2)
+    assert.match(stderr, /^feast-authz serve: the registry's sample rows of project "driver_ranking" take [\d,]+ bytes in the online store, over its bound of 1,000 \(--online-store-max-bytes; [^)]*\): raise --online-store-max-bytes, or give fewer sample rows\n$/)
+  })
+
+  // Each kind of bad bound, for both flags: exit 2 before anything starts, naming the flag, what it takes and what was given.
+  const refusesBound = async (given: string, shown: string): Promise<void> => {
+    for (const [flag, unit, fallback] of [['online-store-max-bytes', 'bytes', 67108864], ['max-answered-values', 'values', 100000]] as const) {
+      const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', `--${flag}=${given}`])
+      assert.equal(code, 2, `--${flag}=${given}`)
+      assert.ok(stderr.startsWith(`feast-authz serve: --${flag} must be a positive whole number of ${unit} (default ${fallback}), got ${shown}\n`), stderr)
+    }
+  }
+
+  test('a bound flag of 0 exits 2', async () => {
+    await refusesBound('0', '"0"')
+  })
+
+  test('a negative bound flag exits 2', async () => {
+    await refusesBound('-5', '"-5"')
+  })
+
+  test('a bound flag that is not a whole number exits 2, 1e6 included', async () => {
+    await refusesBound('1.5', '"1.5"')
+    await refusesBound('1e6', '"1e6"')
+  })
+
+  test('a bound flag given as words exits 2', async () => {
+    await refusesBound('lots', '"lots"')
+  })
+
+  test('a bound flag beyond 2^53 − 1 exits 2: it would be no bound', async () => {
+    await refusesBound('9007199254740992', '"9007199254740992"')
+    await refusesBound('99999999999999999999', '"99999999999999999999"')
+  })
+
+  test('a token pasted as a bound flag is not echoed', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.do-not-print-me'
+    await refusesBound(token, `a string of ${token.length} characters (not shown: it may be a token)`)
+  })
 })

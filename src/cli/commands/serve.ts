@@ -6,16 +6,20 @@ import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { isCatalogYamlPath } from '../../registry/config.ts'
 import { buildReferenceServer } from '../../server/app.ts'
+import { DEFAULT_MAX_ANSWERED_VALUES } from '../../server/online-read.ts'
+import { DEFAULT_MAX_BYTES, SampleRowsOverBound, sampleRowsOverBound } from '../../server/online-store.ts'
+import { quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../server/catalog.ts'
-import { parseCommandArgs, portNumber, reportUsage } from '../args.ts'
+import { parseCommandArgs, portNumber, positiveWholeNumber, reportUsage } from '../args.ts'
 import { configArgument } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 
 const HELP = `${usageLines('serve', [
   '[--config <feature_store.yaml>]', '[--permissions <permissions.yaml>]', '[--registry <registry.yaml|registry.db>]',
-  '[--host <host>]', '[--port <port>]', '[--log-level <level>]'
+  '[--host <host>]', '[--port <port>]', '[--log-level <level>]',
+  '[--online-store-max-bytes <bytes>]', '[--max-answered-values <values>]'
 ])}
 
 Runs the reference feature server (Feast's online routes, in-memory store) with the
@@ -26,8 +30,13 @@ other name, e.g. registry.db): its feature views are served (values absent) and,
 Without --registry, the config's "registry" is used (a .yaml file, or a Feast registry).
 Without --permissions and without a Feast registry, every authenticated caller is allowed
 (a warning is logged).
+--online-store-max-bytes bounds each project's in-memory online store, as it counts
+its rows (a write past it is a 507; the registry's sample rows must fit);
+--max-answered-values bounds the values (rows x columns) of one get-online-features
+answer (a 422 past it).
 Defaults: --config FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml; --host 127.0.0.1,
---port 6566, --log-level info. Stops on Ctrl-C / SIGTERM.
+--port 6566, --log-level info, --online-store-max-bytes ${DEFAULT_MAX_BYTES} (64 MiB),
+--max-answered-values ${DEFAULT_MAX_ANSWERED_VALUES}. Stops on Ctrl-C / SIGTERM.
 Exit codes: 0 after a clean stop, 1 when the port cannot be listened on, 2 usage or
 configuration error.
 `
@@ -38,6 +47,7 @@ export const run: CliCommand = async (argv, io) => {
   let values: Record<string, string | boolean | undefined>
   let port: number
   let config: string | undefined
+  let limits: { onlineStoreMaxBytes?: number, maxAnsweredValues?: number }
   try {
     ({ values } = parseCommandArgs(argv, {
       config: { type: 'string' },
@@ -46,6 +56,8 @@ export const run: CliCommand = async (argv, io) => {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '6566' },
       'log-level': { type: 'string', default: 'info' },
+      'online-store-max-bytes': { type: 'string' },
+      'max-answered-values': { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
@@ -53,6 +65,10 @@ export const run: CliCommand = async (argv, io) => {
     if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
     port = given
     if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
+    limits = {
+      ...bound(values['online-store-max-bytes'], 'online-store-max-bytes', 'bytes', DEFAULT_MAX_BYTES, 'onlineStoreMaxBytes'),
+      ...bound(values['max-answered-values'], 'max-answered-values', 'values', DEFAULT_MAX_ANSWERED_VALUES, 'maxAnsweredValues')
+    }
     config = configArgument(values.config as string | undefined, io.env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
@@ -69,12 +85,17 @@ export const run: CliCommand = async (argv, io) => {
       config,
       pinoLogger: logger,
       ...(registry === undefined ? {} : { registry }),
-      ...(values.permissions === undefined ? {} : { permissions: values.permissions as string })
+      ...(values.permissions === undefined ? {} : { permissions: values.permissions as string }),
+      ...limits
     })
   } catch (error) {
     feast?.close()
     if (error instanceof ConfigError || error instanceof PermissionError) {
       io.stderr(`feast-authz serve: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (error instanceof SampleRowsOverBound) {
+      io.stderr(`feast-authz serve: ${sampleRowsOverBound(error.facts, '--online-store-max-bytes')}\n`)
       return EXIT.usage
     }
     throw error
@@ -101,6 +122,14 @@ export const run: CliCommand = async (argv, io) => {
     process.once('SIGTERM', stop)
   })
   return EXIT.ok
+}
+
+/** A bound's flag as the server's option (none when not given, the server's default); anything but a positive whole number is a usage error. */
+function bound (text: string | boolean | undefined, flag: string, unit: string, fallback: number, option: string): Record<string, number> {
+  if (text === undefined) return {}
+  const value = positiveWholeNumber(String(text))
+  if (value === undefined) throw new UsageError(`--${flag} must be a positive whole number of ${unit} (default ${fallback}), got ${quotedUnlessCredential(String(text))}`)
+  return { [option]: value }
 }
 
 /**
