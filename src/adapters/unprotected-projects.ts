@@ -72,7 +72,7 @@ function projectWatcher (source: PermissionSource, logger: AuthLogger): (project
     const where = atStartup
       ? `in ${unprotected.length} of ${projects.length} projects`
       : unprotected.length === 1 ? 'in a project new in the registry' : `in ${unprotected.length} projects new in the registry`
-    logger.warn({ projects: unprotected }, warning(where, fullAccessTo(unprotected, home)))
+    logger.warn({ projects: unprotected }, noPermissionsWarning(where, fullAccessTo(unprotected, home)))
   }
 }
 
@@ -91,16 +91,21 @@ function firstCheckReporter (serverProject: string | undefined, logger: AuthLogg
     }
     reported.add(key)
     const what = name === undefined ? 'the server\'s project' : fullAccessTo([name], serverProject)
-    logger.warn(name === undefined ? {} : { projects: [name] }, warning('', what))
+    logger.warn(name === undefined ? {} : { projects: [name] }, noPermissionsWarning('', what))
   }
 }
 
-function warning (where: string, what: string): string {
+/**
+ * The warning for projects without permissions, worded alike wherever it is said (the servers,
+ * `feast-authz check`): `where` they are found, if said, and `what` every caller may then do
+ * anything to (see {@link fullAccessTo}).
+ */
+export function noPermissionsWarning (where: string, what: string): string {
   return `No permissions defined${where === '' ? '' : ` ${where}`}: every authenticated caller has full access to ${what}. Define permissions to enforce fine-grained authorization.`
 }
 
 /** `project "a" (the server's own), project "b" and project "c"`, naming at most NAMED_PROJECTS. */
-function fullAccessTo (projects: readonly string[], home: string | undefined): string {
+export function fullAccessTo (projects: readonly string[], home: string | undefined): string {
   const named = projects.slice(0, NAMED_PROJECTS).map((name) => `project ${JSON.stringify(name)}${name === home ? ' (the server\'s own)' : ''}`)
   if (projects.length > NAMED_PROJECTS) named.push(`${projects.length - NAMED_PROJECTS} more (listed in \`projects\`)`)
   return named.length === 1 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1) ?? ''}`

@@ -1,5 +1,5 @@
 import { authenticateRequest } from '../adapters/authenticate-request.ts'
-import { setUpAuthz } from '../adapters/setup.ts'
+import { setUpAuthz, type AuthzSetup } from '../adapters/setup.ts'
 import { AuthError } from '../base/errors.ts'
 import type { Principal } from '../base/principal.ts'
 import type { AuthConfig } from '../config/auth-config.ts'
@@ -22,7 +22,7 @@ export interface OneTokenInput {
 /**
  * The sequence of `inspect` and `check`: sets up authentication from feature_store.yaml as the
  * server would (one-shot: the roles are listed once, no informer), authenticates the token, hands
- * a decided outcome to `report` (a refusal already said on stderr) and then releases everything (the held error lines, the manager).
+ * a decided outcome to `report` with the configuration (a refusal already said on stderr) and then releases everything (the held error lines, the manager).
  * What ends the command by itself is reported here: a configuration error (exit 2), and an
  * outage, a 503 (exit 3: "could not decide", the manager's error lines dropped, since the verdict
  * says the same once).
@@ -31,7 +31,7 @@ export async function authenticateOnce<T> (
   io: CliIo,
   command: string,
   input: OneTokenInput,
-  report: (outcome: TokenOutcome, config: AuthConfig) => T
+  report: (outcome: TokenOutcome, config: AuthConfig, file: AuthzSetup['file']) => T
 ): Promise<T | typeof EXIT.usage | typeof EXIT.undecided> {
   const logs = createCliLogger(io, command, input.verbose)
   let authz
@@ -54,7 +54,7 @@ export async function authenticateOnce<T> (
       io.stderr(`feast-authz ${command}: token rejected: ${refusal(error)}\n`)
       outcome = { rejected: error }
     }
-    return report(outcome, authz.config)
+    return report(outcome, authz.config, authz.file)
   } finally {
     logs.release()
     await authz.manager.close()

@@ -10,6 +10,7 @@ import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
 const FEAST = 'fixtures/permissions/feast-conftest.yaml'
 const SAMPLE = 'fixtures/permissions/sample.yaml'
+const EMPTY = 'fixtures/permissions/empty-list.yaml'
 
 const spawnCheck = async (...args: string[]): Promise<CliRun> => await runCli(['check', ...args])
 
@@ -94,10 +95,21 @@ describe('feast-authz check: requests and arguments (in process)', () => {
   })
 
   test('with no permissions defined the request is allowed and a warning goes to stderr', async () => {
-    const { code, stdout, stderr } = await runCheck('--permissions', 'fixtures/permissions/empty-list.yaml', '--principal', '{}', '--resource', 'Project:p', '--action', 'DELETE')
+    const { code, stdout, stderr } = await runCheck('--permissions', EMPTY, '--principal', '{}', '--resource', 'Project:p', '--action', 'DELETE')
     assert.equal(code, 0)
     assert.equal(JSON.parse(stdout).noPermissionsDefined, true)
-    assert.match(stderr, /warning: no permissions defined/)
+    assert.match(stderr, /^feast-authz check: warning: No permissions defined in fixtures\/permissions\/empty-list\.yaml: /)
+  })
+
+  test('the warning names the project checked, a Project resource, in the words of the server\'s warning', async () => {
+    const { stderr } = await runCheck('--permissions', EMPTY, '--principal', '{}', '--resource', 'Project:driver_ranking', '--action', 'DELETE')
+    assert.equal(stderr, 'feast-authz check: warning: No permissions defined in fixtures/permissions/empty-list.yaml: every authenticated caller has full access to ' +
+      'project "driver_ranking". Define permissions to enforce fine-grained authorization.\n')
+  })
+
+  test('without a project to name, the warning says the permissions leave open every project they are used for', async () => {
+    const { stderr } = await runCheck('--permissions', EMPTY, '--principal', '{}', '--resource', 'FeatureView:stats', '--action', 'READ_ONLINE')
+    assert.match(stderr, /: every authenticated caller has full access to every project these permissions are used for\. Define permissions/)
   })
 
   const usage: readonly [string, string[], RegExp][] = [
@@ -177,6 +189,13 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     assert.equal(code, 0, stderr)
     const out = JSON.parse(stdout)
     assert.deepEqual([out.decision, out.principal.username, out.principal.roles], ['allow', 'rita', ['reader']])
+  })
+
+  test('with no permissions defined, the warning names the configuration\'s project', async () => {
+    const token = await oidc.provider.issue({ preferred_username: 'rita' })
+    const { code, stderr } = await spawnCheck('--permissions', EMPTY, '--config', oidc.configPath, '--token', token, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
+    assert.equal(code, 0, stderr)
+    assert.match(stderr, /warning: No permissions defined in fixtures\/permissions\/empty-list\.yaml: every authenticated caller has full access to project "demo"\. /)
   })
 
   test('--token takes the token itself, as inspect does', async () => {

@@ -1,5 +1,6 @@
 import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { describeValue } from '../../base/describe-value.ts'
+import { fullAccessTo, noPermissionsWarning } from '../../adapters/unprotected-projects.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
 import { PermissionError } from '../../permissions/errors.ts'
@@ -84,6 +85,8 @@ export const run: CliCommand = async (argv, io) => {
   }
 
   let principal: Principal
+  // The project the checked resource belongs to, when the configuration names it.
+  let project: string | undefined
   if (args.principal !== undefined) {
     try {
       principal = parsePrincipal(args.principal)
@@ -104,6 +107,7 @@ export const run: CliCommand = async (argv, io) => {
       return EXIT.ok
     }
     principal = outcome.principal
+    project = outcome.project
   }
 
   // The servers' own identity is not subject to permissions (as in requirePermission).
@@ -114,10 +118,20 @@ export const run: CliCommand = async (argv, io) => {
 
   const decision = decide(permissions, principal, args.resource, args.actions)
   if (decision.noPermissionsDefined) {
-    io.stderr('feast-authz check: warning: no permissions defined: every authenticated user is granted full access\n')
+    io.stderr(`feast-authz check: warning: ${noPermissionsWarning(`in ${args.permissions}`, openProject(args.resource, project))}\n`)
   }
   io.stdout(`${JSON.stringify(report(decision, principal), null, 2)}\n`)
   return decision.allowed ? EXIT.ok : EXIT.rejected
+}
+
+/**
+ * What permissions that define nothing leave open, in the server's words: the project checked
+ * (a `Project` resource, else the configuration's `project`). A permissions file names none: the
+ * server applies it to every project it serves.
+ */
+function openProject (resource: Resource, project: string | undefined): string {
+  const checked = resource.type === 'Project' ? resource.name : project
+  return checked === undefined ? 'every project these permissions are used for' : fullAccessTo([checked], undefined)
 }
 
 function report (decision: Decision, principal: Principal): Record<string, unknown> {
@@ -234,10 +248,13 @@ export function parsePrincipal (json: string): Principal {
 }
 
 /** Authenticates like `feast-authz inspect`; a number is the exit code of a failure already reported. */
-async function principalFromToken (config: string | undefined, token: string, verbose: boolean, io: CliIo): Promise<TokenOutcome | { noAuth: true } | number> {
-  return await authenticateOnce(io, 'check', { config, token, verbose }, (outcome, authConfig) => {
+async function principalFromToken (
+  config: string | undefined, token: string, verbose: boolean, io: CliIo
+): Promise<(TokenOutcome & { readonly project?: string | undefined }) | { noAuth: true } | number> {
+  return await authenticateOnce(io, 'check', { config, token, verbose }, (outcome, authConfig, file) => {
     // The server checks no permission under no_auth (authentication gave the anonymous principal, without I/O).
     if (authConfig.type === 'no_auth') return { noAuth: true }
-    return outcome
+    const project = file.data.project
+    return { ...outcome, project: typeof project === 'string' && project.trim() !== '' ? project.trim() : undefined }
   })
 }
