@@ -57,7 +57,8 @@ export interface ReferenceServerOptions extends AuthzOptions {
 export async function buildReferenceServer (options: ReferenceServerOptions = {}): Promise<FastifyInstance> {
   const { registry: givenRegistry, pinoLogger, bodyLimit, onlineStoreMaxBytes, maxAnsweredValues, ...authz } = options
   // Checked before anything is built: a path given as `registry` would otherwise be met as a
-  // TypeError on the first request, a bad bound as a 500. (Fastify checks `bodyLimit` and the plugin its own options.)
+  // TypeError on the first request; a bad bound would be named as createOnlineStore's, or refuse
+  // every read. (Fastify checks `bodyLimit` and the plugin its own options.)
   if (givenRegistry !== undefined && !isFeastRegistry(givenRegistry) && !isCatalog(givenRegistry)) {
     throw new OptionError(`buildReferenceServer: registry must be a Feast registry opened with openFeastRegistry (a path goes in feature_store.yaml's \`registry\`), or a FeatureCatalog, got ${typeof givenRegistry === 'string' ? JSON.stringify(givenRegistry) : 'an object that is neither'}`, { option: 'registry' })
   }

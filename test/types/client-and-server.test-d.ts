@@ -72,6 +72,9 @@ const serverOptions = { config: './feature_store.yaml', permissions: './permissi
 void server, serverOptions
 // @ts-expect-error `bodyLimit` is a number of bytes
 void buildReferenceServer({ bodyLimit: '1mb' })
+void buildReferenceServer({ onlineStoreMaxBytes: 256 * 1024 * 1024, maxAnsweredValues: 10_000 })
+// @ts-expect-error `onlineStoreMaxBytes` is a number of bytes
+void buildReferenceServer({ onlineStoreMaxBytes: '256mb' })
 // @ts-expect-error unknown option
 void buildReferenceServer({ port: 6566 })
 
