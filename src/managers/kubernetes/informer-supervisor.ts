@@ -68,8 +68,11 @@ export function createSupervisor (options: SupervisorOptions): Supervisor {
   let settle: () => void = () => {}
   const settledPromise = new Promise<void>((resolve) => { settle = resolve })
 
-  const loseSync = (): void => {
-    if (current?.synced === true || lostSyncAt === undefined) lostSyncAt = now()
+  // `at`: when the API server was last heard from. A watch found silent was lost when it went
+  // quiet, not when the watchdog noticed: the outage grace counts from then, or a silent stall
+  // would add the whole watchdog period to how long a deleted RoleBinding keeps granting.
+  const loseSync = (at = now()): void => {
+    if (current?.synced === true || lostSyncAt === undefined) lostSyncAt = at
     if (current !== undefined) current.synced = false
   }
 
@@ -123,7 +126,7 @@ export function createSupervisor (options: SupervisorOptions): Supervisor {
     logger.warn({ quietForMs: quietFor, synced: entry.synced }, entry.synced
       ? `the ${options.what}'s watch showed no sign of life; restarting it`
       : `the ${options.what} did not sync in time; restarting it`)
-    loseSync()
+    loseSync(entry.synced ? entry.attempt.lastActivity() : now())
     entry.attempt.stop()
     launch()
   }

@@ -75,7 +75,10 @@ export function createRoleSource (kubeConfig: KubeConfig, options: RoleSourceOpt
   const { logger, namespace } = options
   const now = options.now ?? Date.now
   const policy = options.policy ?? DEFAULT_POLICY
-  const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300
+  // A watch the server ends every minute is a sign of life every minute, so the watchdog can
+  // presume a silent one stalled after two (a half-open connection sends nothing for ever); each
+  // end costs one watch request, resumed from the last version, never a relist.
+  const watchTimeoutSeconds = options.watchTimeoutSeconds ?? 60
   const staleGraceMs = options.staleGraceMs ?? 60_000
   const directListTtlMs = options.directListTtlMs ?? 1000
   const permission = PERMISSION(namespace)

@@ -27,7 +27,7 @@ export interface KubernetesTuning {
 export interface InformerTuning {
   /** Items per list page. Default 500. A page's answer may be at most 64 MiB (about 128 KiB an object at the default). */
   readonly pageSize?: number
-  /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 300. */
+  /** Asked of the server on each watch; it ends the watch after that long and we resume from the last version. Default 60. */
   readonly watchTimeoutSeconds?: number
   /** No watch event, bookmark or reconnect for this long → the watch is presumed stalled and restarted. Default: watch timeout + 60 s. */
   readonly staleAfterMs?: number

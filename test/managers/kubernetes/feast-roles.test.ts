@@ -216,4 +216,33 @@ describe('outage_grace_seconds', () => {
       await api.close()
     }
   })
+
+  test('a watch that went silent has spent its grace by the time the watchdog notices, so the old roles stop serving at once', async () => {
+    const api = await startFakeKubeApi({ namespace: 'feast', bookmarkIntervalMs: 100 })
+    api.putRole(feastRole('feast', 'reader'))
+    api.putRoleBinding(roleBinding('feast', 'alice-reader', 'reader', [{ kind: 'ServiceAccount', name: 'alice', namespace: 'apps' }]))
+    api.addToken(jwsToken('alice'), serviceAccountIdentity('apps', 'alice'))
+    const { logger, lines } = captureLogs()
+    const manager = managerFor(api, {
+      logger,
+      config: { ...KUBERNETES_CONFIG, outage_grace_seconds: 1 },
+      tuning: { requestTimeoutMs: 1000, informer: { staleAfterMs: 1500, restartBackoffMs: { initial: 60_000, max: 60_000 } } }
+    })
+    try {
+      await manager.warmUp?.()
+      assert.deepEqual((await manager.authenticate(jwsToken('alice'))).roles, ['reader'])
+      const watches = api.calls.roleBindingWatches
+      api.setFault('rolebindings', 'stall')
+      api.compact() // the next watch is the silent one
+      await eventually(() => api.calls.roleBindingWatches > watches, 'the silent watch to open')
+      // Meanwhile the binding goes, and the API server becomes unreachable for the relist.
+      api.setFault('rolebindings', { status: 503 })
+      await eventually(() => lines.some((entry) => /no sign of life/.test(entry.msg)), 'the watchdog to notice', 10_000)
+      assert.equal(manager.authenticateCached?.(jwsToken('alice')), undefined, 'silent for longer than the grace: no roles from the stalled view')
+      await assert.rejects(async () => await manager.authenticate(jwsToken('alice')), { status: 503 })
+    } finally {
+      await manager.close()
+      await api.close()
+    }
+  })
 })

@@ -190,6 +190,20 @@ describe('kubernetes manager lifecycle', () => {
     }
   })
 
+  test('by default the watch asks the server to end it every minute, a sign of life the watchdog hears even where nothing changes', async () => {
+    const api = await startFakeKubeApi()
+    try {
+      const manager = managerFor(api)
+      await manager.warmUp()
+      await eventually(() => api.lastWatchQuery('rolebindings') !== undefined && api.lastWatchQuery('roles') !== undefined, 'both watches to start')
+      assert.equal(api.lastWatchQuery('rolebindings')?.timeoutSeconds, '60')
+      assert.equal(api.lastWatchQuery('roles')?.timeoutSeconds, '60')
+      await manager.close()
+    } finally {
+      await api.close()
+    }
+  })
+
   test('a watch the server ends at its timeout resumes from the bookmark sent before it, with no relist, and sees later changes', async () => {
     const api = await startFakeKubeApi()
     try {
