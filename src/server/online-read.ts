@@ -17,6 +17,8 @@ import { isIntegerLikeKey, keysAsWritten } from './json-key-order.ts'
 import { readExactly } from './exact-integers.ts'
 import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
 import { jsonType } from './value-text.ts'
+import { limitOption } from './limit-option.ts'
+import { OptionError } from '../registry/index.ts'
 
 /**
  * An entity value: Feast's entity keys are scalars. An integer beyond ±(2^53 − 1) is a BigInt,
@@ -172,12 +174,8 @@ function parseFeatureRef (ref: string): FeatureRef {
  * under its join key), then the features grouped by view; request data and other columns are not
  * answered.
  */
-export function readFeatures (target: ReadTarget, store: OnlineStore): OnlineFeaturesResponse {
-  return readFeaturesUpTo(target, store, DEFAULT_MAX_ANSWERED_VALUES)
-}
-
-/** {@link readFeatures}, answering at most `maxValues` values (rows × columns): the reference server's `maxAnsweredValues`. */
-export function readFeaturesUpTo (target: ReadTarget, store: OnlineStore, maxValues: number): OnlineFeaturesResponse {
+export function readFeatures (target: ReadTarget, store: OnlineStore, options: ReadOptions = {}): OnlineFeaturesResponse {
+  const maxValues = maxValuesOf(options)
   const { body } = target
   const features = target.refs.map(({ view: name, feature, alias, joinKeyMap }): ReadFeature => {
     const view = target.views.get(name)
@@ -426,12 +424,29 @@ function columnOf (table: Table, key: string, renamed: ReadonlySet<string>): str
  */
 export const DEFAULT_MAX_ANSWERED_VALUES = 100_000
 
+/** Options of {@link readFeatures}. */
+export interface ReadOptions {
+  /**
+   * Most values (rows × columns) one answer holds; a read past it is a 422 naming the counts.
+   * A positive integer; default 100,000 (1,000 rows of 100 features). The reference server takes
+   * it as `maxAnsweredValues`.
+   */
+  readonly maxAnsweredValues?: number
+}
+
+function maxValuesOf (options: ReadOptions): number {
+  if (typeof options !== 'object' || options === null) {
+    throw new OptionError(`readFeatures: options must be an object ({ maxAnsweredValues }), got ${options === null ? 'null' : typeof options}`, { option: 'options' })
+  }
+  return limitOption(options.maxAnsweredValues, { owner: 'readFeatures', option: 'maxAnsweredValues', unit: 'values', fallback: DEFAULT_MAX_ANSWERED_VALUES })
+}
+
 /** Refuses (422) a read whose answer would hold more than `maxValues` values. */
 function checkAnswerSize (rows: number, columns: number, maxValues: number): void {
   if (rows * columns <= maxValues) return
   // The caller may be the one who runs the server: the message says where the bound is set.
   throw unprocessable(`the answer would hold ${rows} rows × ${columns} columns = ${rows * columns} values, more than the ${maxValues} one answer holds: ` +
-    'send the entity rows in several requests, or raise the bound (the reference server\'s maxAnsweredValues, feast-authz serve --max-answered-values)')
+    'send the entity rows in several requests, or raise the bound (readFeatures\'s maxAnsweredValues, the reference server\'s maxAnsweredValues or feast-authz serve --max-answered-values)')
 }
 
 /** Missing request data is a 404, Feast's status for it (`RequestDataNotFoundInEntityRowsException`). */

@@ -9,7 +9,7 @@
  * | `POST /materialize`, `POST /materialize-incremental` | WRITE_ONLINE on each view in `feature_views`, or on Feast's default set; none for no view |
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { checkReadBody, readFeaturesUpTo, readTarget } from './online-read.ts'
+import { checkReadBody, readFeatures, readTarget } from './online-read.ts'
 import {
   checkFrameDepth, checkIncrementalWindow, checkMaterializable, checkMaterializeVersion, checkMaterializeWindow, materializedViews,
   materializeIncrementalSchema, materializeQuerySchema, materializeSchema, pushedViews, pushSchema, pushTarget, queryFlag, writableView,
@@ -64,7 +64,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     }
   }, async (request, reply) => {
     const { store, target } = readWork(request)
-    const answer = readFeaturesUpTo(target, store, limits.maxAnsweredValues)
+    const answer = readFeatures(target, store, limits)
     // Entity and feature values beyond 2^53 are BigInts, answered as the integers they are. (A
     // serializer of one's own leaves the content type to be set.)
     void reply.type('application/json; charset=utf-8').serializer(exactJson)

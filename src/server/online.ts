@@ -13,7 +13,7 @@
  * const store = createOnlineStore(catalog)   // holds at most 64 MiB; { maxBytes } sets another bound
  * const target = readTarget(catalog, { features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1001] } })
  * // ...check target.resources for READ_ONLINE, then:
- * const answer = readFeatures(target, store)
+ * const answer = readFeatures(target, store)   // at most 100,000 values; { maxAnsweredValues } sets another bound
  * ```
  */
 export { loadYamlCatalogFile, parseYamlCatalog } from './catalog-yaml.ts'
@@ -25,7 +25,7 @@ export {
 export { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 export {
   readFeatures, readTarget,
-  type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadTarget
+  type EntityValue, type GetOnlineFeaturesBody, type OnlineFeaturesResponse, type ReadOptions, type ReadTarget
 } from './online-read.ts'
 export { createOnlineStore, type OnlineStore, type OnlineStoreOptions, type StoredRow, type ViewRows } from './online-store.ts'
 export { exactJson } from './exact-json.ts'

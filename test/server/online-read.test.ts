@@ -93,6 +93,21 @@ describe('readTarget: the resources a request is checked on', () => {
 describe('readFeatures: after the check', () => {
   const store = createOnlineStore(registry)
 
+  test('maxAnsweredValues bounds the answer: past it is a 422 naming the counts, at it the values are read', () => {
+    const target = readTarget(registry, { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179', 'x'] } })
+    expectError(() => readFeatures(target, store, { maxAnsweredValues: 3 }), { statusCode: 422, message: /^the answer would hold 2 rows × 2 columns = 4 values, more than the 3 one answer holds/ })
+    assert.equal(readFeatures(target, store, { maxAnsweredValues: 4 }).results.length, 2)
+  })
+
+  test('maxAnsweredValues must be a positive whole number, else an error naming it and what was given', () => {
+    const target = readTarget(registry, { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['x'] } })
+    for (const [given, shown] of [[0, '0'], [-1, '-1'], [2.5, '2.5'], [Number.POSITIVE_INFINITY, 'Infinity'], ['100', '"100"']] as const) {
+      assert.throws(() => readFeatures(target, store, { maxAnsweredValues: given as number }),
+        { name: 'OptionError', message: `feast-authz: readFeatures: maxAnsweredValues must be a positive whole number of values (default 100000), got ${shown}` })
+    }
+    assert.throws(() => readFeatures(target, store, null as never), { name: 'OptionError', message: /^feast-authz: readFeatures: options must be an object/ })
+  })
+
   test('reads the values, entity columns first', () => {
     const response = readFeatures(readTarget(registry, { features: ['credit_history:credit_card_due'], entities: { dob_ssn: ['19530219_5179', 'x'] } }), store)
     assert.deepEqual(response.metadata.feature_names, ['dob_ssn', 'credit_card_due'])

@@ -406,7 +406,7 @@ describe('bounds set by the server\'s options', () => {
     const reply = await call(bounded, 'POST', '/get-online-features', 'reader', { ...SERVICE_READ, entities: { driver_id: [1001, 1002, 1003] } })
     assert.equal(reply.status, 422)
     assert.equal(reply.body.message, 'the answer would hold 3 rows × 4 columns = 12 values, more than the 10 one answer holds: send the entity rows in several requests, ' +
-      'or raise the bound (the reference server\'s maxAnsweredValues, feast-authz serve --max-answered-values)')
+      'or raise the bound (readFeatures\'s maxAnsweredValues, the reference server\'s maxAnsweredValues or feast-authz serve --max-answered-values)')
   })
 
   test('a read within maxAnsweredValues is answered', async () => {

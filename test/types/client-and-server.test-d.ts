@@ -85,6 +85,10 @@ const answer: OnlineFeaturesResponse = readFeatures(target, createOnlineStore(re
 void answer
 // @ts-expect-error the read needs the target of step 1, not the raw body
 readFeatures({ features: ['v:f'] }, createOnlineStore(registry))
+// The read's one option, a bound in values.
+void readFeatures(target, createOnlineStore(registry), { maxAnsweredValues: 1000 })
+// @ts-expect-error maxAnsweredValues is a number
+void readFeatures(target, createOnlineStore(registry), { maxAnsweredValues: '1000' })
 // The store's one option, a bound in bytes.
 void createOnlineStore(registry, { maxBytes: 1024 * 1024 })
 // @ts-expect-error maxBytes is a number
