@@ -24,6 +24,17 @@ export function limitOption (value: unknown, place: LimitPlace): number {
   throw new OptionError(`${place.owner}: ${place.option} must be a positive whole number of ${place.unit} (default ${place.fallback}), got ${shown(value)}`, { option: place.option })
 }
 
+/**
+ * The bound `place.option` of an options object whose only option it is (`createOnlineStore`'s,
+ * `readFeatures`'s): {@link limitOption} of it, once `options` is known to be an object.
+ */
+export function boundOption (options: unknown, place: LimitPlace): number {
+  if (typeof options !== 'object' || options === null) {
+    throw new OptionError(`${place.owner}: options must be an object ({ ${place.option} }), got ${options === null ? 'null' : typeof options}`, { option: 'options' })
+  }
+  return limitOption((options as Record<string, unknown>)[place.option], place)
+}
+
 function shown (value: unknown): string {
   if (typeof value === 'number') return String(value)
   // Options given in code, never a secret; cut short all the same, as a message is one line.

@@ -17,8 +17,7 @@ import { isIntegerLikeKey, keysAsWritten } from './json-key-order.ts'
 import { readExactly } from './exact-integers.ts'
 import { ENTITY_KEY_TYPES, entityKeyFault } from './entity-key.ts'
 import { jsonType } from './value-text.ts'
-import { limitOption } from './limit-option.ts'
-import { OptionError } from '../registry/index.ts'
+import { boundOption } from './limit-option.ts'
 
 /**
  * An entity value: Feast's entity keys are scalars. An integer beyond ±(2^53 − 1) is a BigInt,
@@ -175,7 +174,7 @@ function parseFeatureRef (ref: string): FeatureRef {
  * answered.
  */
 export function readFeatures (target: ReadTarget, store: OnlineStore, options: ReadOptions = {}): OnlineFeaturesResponse {
-  const maxValues = maxValuesOf(options)
+  const maxValues = boundOption(options, { owner: 'readFeatures', option: 'maxAnsweredValues', unit: 'values', fallback: DEFAULT_MAX_ANSWERED_VALUES })
   const { body } = target
   const features = target.refs.map(({ view: name, feature, alias, joinKeyMap }): ReadFeature => {
     const view = target.views.get(name)
@@ -432,13 +431,6 @@ export interface ReadOptions {
    * it as `maxAnsweredValues`.
    */
   readonly maxAnsweredValues?: number
-}
-
-function maxValuesOf (options: ReadOptions): number {
-  if (typeof options !== 'object' || options === null) {
-    throw new OptionError(`readFeatures: options must be an object ({ maxAnsweredValues }), got ${options === null ? 'null' : typeof options}`, { option: 'options' })
-  }
-  return limitOption(options.maxAnsweredValues, { owner: 'readFeatures', option: 'maxAnsweredValues', unit: 'values', fallback: DEFAULT_MAX_ANSWERED_VALUES })
 }
 
 /** Refuses (422) a read whose answer would hold more than `maxValues` values. */

@@ -10,7 +10,7 @@ import { utcInstant } from './utc-instant.ts'
 import { exactJson } from './exact-json.ts'
 import { isUnsafeInteger } from './exact-integers.ts'
 import { insufficientStorage } from './http-error.ts'
-import { limitOption } from './limit-option.ts'
+import { boundOption } from './limit-option.ts'
 
 /** A row as the online store keeps it. */
 export interface StoredRow {
@@ -109,7 +109,7 @@ interface Entry {
 
 /** An online store holding the catalog's sample rows. */
 export function createOnlineStore (registry: FeatureCatalog, options: OnlineStoreOptions = {}): OnlineStore {
-  const maxBytes = maxBytesOf(options)
+  const maxBytes = boundOption(options, { owner: 'createOnlineStore', option: 'maxBytes', unit: 'bytes', fallback: DEFAULT_MAX_BYTES })
   const tables = new Map<string, Map<string, Entry>>()
   let bytes = 0
   // `refuse` says why a write that does not fit is refused: a request's 507, or a startup error.
@@ -160,13 +160,6 @@ export function createOnlineStore (registry: FeatureCatalog, options: OnlineStor
   const samples = registry.featureViews().map((view) => ({ view, rows: registry.sampleRows(view.name) }))
   writeAll(samples, EPOCH, (total) => new SampleRowsOverBound('createOnlineStore', 'maxBytes', { project: registry.project, bytes: total, maxBytes }))
   return store
-}
-
-function maxBytesOf (options: OnlineStoreOptions): number {
-  if (typeof options !== 'object' || options === null) {
-    throw new OptionError(`createOnlineStore: options must be an object ({ maxBytes }), got ${options === null ? 'null' : typeof options}`, { option: 'options' })
-  }
-  return limitOption(options.maxBytes, { owner: 'createOnlineStore', option: 'maxBytes', unit: 'bytes', fallback: DEFAULT_MAX_BYTES })
 }
 
 // The row a write leaves: the stored values, with those the write carries replaced.
