@@ -1,5 +1,6 @@
 import { createPublicKey, verify as verifySignature, constants, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { decodeJsonSegment, parseJsonObject } from '../../base/jwt-segments.ts'
+import { derSignature } from './ecdsa-der.ts'
 
 /**
  * Signature checking with `node:crypto` key objects prepared once per JWKS key,
@@ -17,6 +18,8 @@ interface AlgorithmRule {
   readonly crv?: string
   readonly hash: string | null
   readonly pss?: number
+  /** ECDSA: the byte size of r and of s in the token's signature (r ‖ s). */
+  readonly half?: number
 }
 
 const ALGORITHMS: Readonly<Record<string, AlgorithmRule>> = {
@@ -26,9 +29,9 @@ const ALGORITHMS: Readonly<Record<string, AlgorithmRule>> = {
   PS256: { kty: 'RSA', hash: 'sha256', pss: 32 },
   PS384: { kty: 'RSA', hash: 'sha384', pss: 48 },
   PS512: { kty: 'RSA', hash: 'sha512', pss: 64 },
-  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256' },
-  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384' },
-  ES512: { kty: 'EC', crv: 'P-521', hash: 'sha512' },
+  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', half: 32 },
+  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', half: 48 },
+  ES512: { kty: 'EC', crv: 'P-521', hash: 'sha512', half: 66 },
   EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null },
   Ed25519: { kty: 'OKP', crv: 'Ed25519', hash: null }
 }
@@ -186,14 +189,8 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   const buffer = bufferFor(token.length)
   const signingInputEnd = buffer.write(token, 0, second, 'latin1')
   const signatureEnd = signingInputEnd + buffer.write(token.slice(second + 1), signingInputEnd, 'base64url')
-  let valid: boolean
-  try {
-    valid = verifySignature(rule.hash, buffer.subarray(0, signingInputEnd), rule.pss === undefined
-      ? { key: key.key, dsaEncoding: 'ieee-p1363' }
-      : { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: rule.pss }, buffer.subarray(signingInputEnd, signatureEnd))
-  } catch {
-    return undefined
-  }
+  const valid = signatureValid(rule, key.key, buffer.subarray(0, signingInputEnd), buffer.subarray(signingInputEnd, signatureEnd))
+  if (valid === undefined) return undefined
   if (!valid) return BAD_SIGNATURE
 
   const payloadEnd = signatureEnd + buffer.write(token.slice(first + 1, second), signatureEnd, 'base64url')
@@ -201,6 +198,22 @@ export function verifyFast (token: string, keys: PreparedKeys, rules: ClaimRules
   const payload = parseJsonObject(buffer.toString('utf8', signatureEnd, payloadEnd), true)
   if (payload === undefined || !claimsAccepted(payload, rules, nowSeconds)) return undefined
   return { ok: true, payload, key }
+}
+
+/**
+ * `undefined` where Node refuses the check itself (a malformed signature, say): jose decides then.
+ * The key goes to `crypto.verify` bare wherever the algorithm allows (see ecdsa-der.ts for why);
+ * RSA-PSS cannot name its padding any other way, and keeps the options object.
+ */
+function signatureValid (rule: AlgorithmRule, key: KeyObject, input: Uint8Array, signature: Uint8Array): boolean | undefined {
+  try {
+    if (rule.pss !== undefined) return verifySignature(rule.hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: rule.pss }, signature)
+    if (rule.half === undefined) return verifySignature(rule.hash, input, key, signature)
+    const der = derSignature(signature, rule.half)
+    return der === undefined ? undefined : verifySignature(rule.hash, input, key, der)
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -37,6 +37,12 @@ function rawSign (signer: Signer, header: unknown, payload: unknown): string {
   return `${input}.${sign(hashName, Buffer.from(input), options).toString('base64url')}`
 }
 
+/** An ECDSA token whose signature is in DER, as `crypto.sign` writes it by default: JWS requires r ‖ s. */
+function rawSignDer (signer: Signer, header: unknown, payload: unknown): string {
+  const input = `${b64(header)}.${b64(payload)}`
+  return `${input}.${sign(`sha${signer.alg.slice(2)}`, Buffer.from(input), signer.privateKey).toString('base64url')}`
+}
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 /** The same bytes, spelled with the unused low bits of the last character set (segment length 2 or 3 mod 4). */
 function withLowBits (segment: string): string {
@@ -47,7 +53,7 @@ function withLowBits (segment: string): string {
 
 const claims = { sub: 'user-1', iss: 'https://idp.example', aud: 'feast', exp: now + 600, iat: now, preferred_username: 'alice' }
 
-let rs: Signer, ps: Signer, es: Signer, ed: Signer, attacker: Signer, weak: Signer, mixedStrong: Signer, kidlessSigner: Signer
+let rs: Signer, ps: Signer, es: Signer, es384: Signer, es512: Signer, ed: Signer, attacker: Signer, weak: Signer, mixedStrong: Signer, kidlessSigner: Signer
 let jwks: { keys: JWK[] }
 let prepared: PreparedKeys
 let selection: KeySelection
@@ -57,6 +63,8 @@ before(async () => {
   rs = makeSigner('rs', 'RS256')
   ps = makeSigner('ps', 'PS256')
   es = makeSigner('es', 'ES256')
+  es384 = makeSigner('es384', 'ES384')
+  es512 = makeSigner('es512', 'ES512')
   ed = makeSigner('ed', 'EdDSA')
   attacker = makeSigner('rs', 'RS256')
   const weakPair = generateKeyPairSync('rsa', { modulusLength: 1024 })
@@ -75,14 +83,15 @@ before(async () => {
   const weakDupPair = generateKeyPairSync('rsa', { modulusLength: 1024 })
   mixedStrong = strongDup
   jwks = {
-    keys: [rs.publicJwk, ps.publicJwk, es.publicJwk, ed.publicJwk, weak.publicJwk, encOnly, noVerifyOps, dupA.publicJwk, dupB.publicJwk, noAlgJwk,
+    keys: [rs.publicJwk, ps.publicJwk, es.publicJwk, es384.publicJwk, es512.publicJwk, ed.publicJwk,
+      weak.publicJwk, encOnly, noVerifyOps, dupA.publicJwk, dupB.publicJwk, noAlgJwk,
       strongDup.publicJwk, kidlessJwk, { ...weakDupPair.publicKey.export({ format: 'jwk' }), kid: 'mixed', alg: 'RS256', use: 'sig' } as JWK]
   }
   selection = selectKeys(jwks.keys)
   prepared = selection.byKid
 
   const add = (name: string, token: string): void => { corpus.push({ name, token }) }
-  for (const signer of [rs, ps, es, ed]) add(`valid ${signer.alg}`, rawSign(signer, { alg: signer.alg, kid: signer.kid, typ: 'JWT' }, claims))
+  for (const signer of [rs, ps, es, es384, es512, ed]) add(`valid ${signer.alg}`, rawSign(signer, { alg: signer.alg, kid: signer.kid, typ: 'JWT' }, claims))
   add('valid via SignJWT', await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rs' }).sign(rs.privateKey))
   add('expired', rawSign(rs, { alg: 'RS256', kid: 'rs' }, { ...claims, exp: now - 60 }))
   add('expired within the clock tolerance', rawSign(rs, { alg: 'RS256', kid: 'rs' }, { ...claims, exp: now - CLOCK_TOLERANCE_SECONDS + 3 }))
@@ -147,6 +156,17 @@ before(async () => {
   add('non-canonical payload spelling (unused low bits set)', `${h}.${withLowBits(p)}.${s}`)
   add('token without kid, verified by a key without kid', rawSign(kidlessSigner, { alg: 'ES384' }, claims))
   add('kid shared by a strong and a weak key, signed by the strong one', rawSign(mixedStrong, { alg: 'RS256', kid: 'mixed' }, claims))
+  // ECDSA signatures are r ‖ s in a JWS; the fast path turns them into DER itself (ecdsa-der.ts).
+  const [eh, ep, es256] = rawSign(es, { alg: 'ES256', kid: 'es' }, claims).split('.') as [string, string, string]
+  const raw = Buffer.from(es256, 'base64url')
+  add('ES256 signature one byte short', `${eh}.${ep}.${raw.subarray(1).toString('base64url')}`)
+  add('ES256 signature one byte long', `${eh}.${ep}.${Buffer.concat([raw, Buffer.of(0)]).toString('base64url')}`)
+  add('ES256 signature with r zero', `${eh}.${ep}.${Buffer.concat([Buffer.alloc(32), raw.subarray(32)]).toString('base64url')}`)
+  add('ES256 signature with s zero', `${eh}.${ep}.${Buffer.concat([raw.subarray(0, 32), Buffer.alloc(32)]).toString('base64url')}`)
+  add('ES256 signature with r and s swapped', `${eh}.${ep}.${Buffer.concat([raw.subarray(32), raw.subarray(0, 32)]).toString('base64url')}`)
+  add('ES256 signature in DER instead of r ‖ s', rawSignDer(es, { alg: 'ES256', kid: 'es' }, claims))
+  add('ES384 header over an ES256 key', rawSign(es, { alg: 'ES384', kid: 'es' }, claims))
+  add('ES512 signature by another P-521 key', rawSign(makeSigner('es512', 'ES512'), { alg: 'ES512', kid: 'es512' }, claims))
 })
 
 /** The server's verdict as jose reaches it: canonical spelling only, and the selected keys. */
@@ -196,7 +216,7 @@ describe('the fast verification path against jose', () => {
 
   test('decides the common valid tokens itself instead of falling back to jose', async () => {
     const rules = ruleSets[1]![1]
-    for (const name of ['valid RS256', 'valid PS256', 'valid ES256', 'valid EdDSA', 'valid via SignJWT', 'valid RS256 longer than the shared buffer']) {
+    for (const name of ['valid RS256', 'valid PS256', 'valid ES256', 'valid ES384', 'valid ES512', 'valid EdDSA', 'valid via SignJWT', 'valid RS256 longer than the shared buffer']) {
       const entry = corpus.find((item) => item.name === name)!
       const result = await fastPathAccepts(entry.token, rules)
       assert.deepEqual(result, { accepted: true, decidedByFastPath: true }, name)
@@ -213,33 +233,35 @@ describe('the fast verification path against jose', () => {
     assert.ok(verdicts.filter((accepted) => !accepted).length >= 30)
   })
 
-  test('agrees with jose on random single-character mutations of a valid token', async () => {
-    const rules = ruleSets[1]![1]
-    const valid = corpus.find((item) => item.name === 'valid ES256')!.token
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/='
-    await fc.assert(fc.asyncProperty(
-      fc.nat({ max: valid.length - 1 }), fc.constantFrom(...alphabet),
-      async (index, char) => {
-        const mutated = valid.slice(0, index) + char + valid.slice(index + 1)
-        const expected = await joseAccepts(mutated, rules)
-        const { accepted } = await fastPathAccepts(mutated, rules)
-        assert.equal(accepted, expected, `mutation at ${index} to ${char}`)
-      }
-    ), { numRuns: 300 })
-  })
+  for (const alg of ['ES256', 'ES512']) {
+    test(`agrees with jose on random single-character mutations of a valid ${alg} token`, async () => {
+      const rules = ruleSets[1]![1]
+      const valid = corpus.find((item) => item.name === `valid ${alg}`)!.token
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/='
+      await fc.assert(fc.asyncProperty(
+        fc.nat({ max: valid.length - 1 }), fc.constantFrom(...alphabet),
+        async (index, char) => {
+          const mutated = valid.slice(0, index) + char + valid.slice(index + 1)
+          const expected = await joseAccepts(mutated, rules)
+          const { accepted } = await fastPathAccepts(mutated, rules)
+          assert.equal(accepted, expected, `mutation at ${index} to ${char}`)
+        }
+      ), { numRuns: 300 })
+    })
+  }
 })
 
 describe('preparing keys', () => {
   test('leaves out keys jose would refuse: private, weak RSA, encryption-only, without verify', () => {
     const kids = [...prepared.keys()].sort()
-    assert.deepEqual(kids, ['dup', 'ed', 'es', 'mixed', 'noalg', 'ps', 'rs'])
+    assert.deepEqual(kids, ['dup', 'ed', 'es', 'es384', 'es512', 'mixed', 'noalg', 'ps', 'rs'])
     const privateJwk = { ...rs.privateKey.export({ format: 'jwk' }), kid: 'private' }
     assert.equal(selectKeys([privateJwk]).byKid.size, 0)
   })
 
   test('hands jose exactly the keys the fast path uses, plus keys without a kid', () => {
     const kidsForJose = selection.accepted.map((jwk) => jwk.kid ?? '(none)').sort()
-    assert.deepEqual(kidsForJose, ['(none)', 'dup', 'dup', 'ed', 'es', 'mixed', 'noalg', 'ps', 'rs'])
+    assert.deepEqual(kidsForJose, ['(none)', 'dup', 'dup', 'ed', 'es', 'es384', 'es512', 'mixed', 'noalg', 'ps', 'rs'])
   })
 
   test('says which keys it ignored and why; encryption keys are expected, weak keys are not', () => {
