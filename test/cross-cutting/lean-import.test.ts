@@ -1,6 +1,8 @@
 /**
  * The root import stays lean: `@kubernetes/client-node` loads only when a cluster is actually
- * used, and no protobuf library loads at all (the registry's reader is our own). Each case runs
+ * used, no protobuf library loads at all (the registry's reader is our own), and neither does the
+ * undici bundled in Node 22 and later, which an ES import of `node:http` pulls in (see
+ * src/base/http/node-http.ts). Each case runs
  * in a fresh Node process that reports which of those packages its module graph holds (module
  * counts, never timings: the import time and RSS are measured by `npm run bench`).
  */
@@ -12,11 +14,13 @@ import { describe, test } from 'node:test'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-interface Loaded { readonly kubernetes: boolean, readonly protobuf: boolean }
+interface Loaded { readonly kubernetes: boolean, readonly protobuf: boolean, readonly nodeUndici: boolean }
+
+const LEAN: Loaded = { kubernetes: false, protobuf: false, nodeUndici: false }
 
 /**
  * Runs `body` (ES module code, top-level await allowed) in a child process, then reports whether
- * client-node or protobufjs were loaded, through either loader: ES imports are seen by a load
+ * client-node, protobufjs or Node's bundled undici were loaded, through either loader (Node's own modules by its load list): ES imports are seen by a load
  * hook, `require` (of CommonJS, or of an ES module) by the require cache.
  */
 async function loadedAfter (body: string): Promise<Loaded> {
@@ -41,23 +45,28 @@ async function loadedAfter (body: string): Promise<Loaded> {
     const required = Object.keys(createRequire(import.meta.url).cache)
     const uses = (name) => seen.some((url) => url.includes('/node_modules/' + name + '/')) || required.some((path) => path.includes('/node_modules/' + name + '/'))
     // client-node's own CommonJS dependencies show a require(esm) load the hook cannot see.
-    console.log(JSON.stringify({ kubernetes: uses('@kubernetes/client-node') || uses('ws') || uses('node-fetch'), protobuf: uses('protobufjs') }))
+    const nodeUndici = process.moduleLoadList.includes('NativeModule internal/deps/undici/undici')
+    console.log(JSON.stringify({ kubernetes: uses('@kubernetes/client-node') || uses('ws') || uses('node-fetch'), protobuf: uses('protobufjs'), nodeUndici }))
   `
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 120_000 })
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Loaded
 }
 
 describe('the root import', () => {
-  test('loads neither @kubernetes/client-node nor protobufjs', async () => {
-    assert.deepEqual(await loadedAfter("await import('./src/index.ts')"), { kubernetes: false, protobuf: false })
+  test('loads neither @kubernetes/client-node, protobufjs nor Node\'s bundled undici', async () => {
+    assert.deepEqual(await loadedAfter("await import('./src/index.ts')"), LEAN)
   })
 
   test('nor does the Express entry', async () => {
-    assert.deepEqual(await loadedAfter("await import('./src/adapters/express.ts')"), { kubernetes: false, protobuf: false })
+    assert.deepEqual(await loadedAfter("await import('./src/adapters/express.ts')"), LEAN)
   })
 
   test('nor does the online-read entry', async () => {
-    assert.deepEqual(await loadedAfter("await import('./src/server/online.ts')"), { kubernetes: false, protobuf: false })
+    assert.deepEqual(await loadedAfter("await import('./src/server/online.ts')"), LEAN)
+  })
+
+  test('nor does the client entry', async () => {
+    assert.deepEqual(await loadedAfter("await import('./src/client/index.ts')"), LEAN)
   })
 
   test('nor does a Fastify server in oidc mode off-cluster, with the plugin registered and ready', async () => {
@@ -71,7 +80,7 @@ describe('the root import', () => {
       await app.ready()
       await app.close()
     `)
-    assert.deepEqual(loaded, { kubernetes: false, protobuf: false })
+    assert.deepEqual(loaded, LEAN)
   })
 })
 
@@ -81,14 +90,20 @@ describe('the check itself', () => {
       const { kubernetesClient } = await import('./src/managers/kubernetes/client-library.ts')
       kubernetesClient()
     `)
-    assert.deepEqual(loaded, { kubernetes: true, protobuf: false })
+    assert.deepEqual(loaded, { ...LEAN, kubernetes: true })
   })
 
   test('sees protobufjs when something imports it', async () => {
-    assert.deepEqual(await loadedAfter("await import('protobufjs')"), { kubernetes: false, protobuf: true })
+    assert.deepEqual(await loadedAfter("await import('protobufjs')"), { ...LEAN, protobuf: true })
   })
 
   test('sees client-node imported statically', async () => {
-    assert.deepEqual(await loadedAfter("await import('@kubernetes/client-node')"), { kubernetes: true, protobuf: false })
+    assert.deepEqual((await loadedAfter("await import('@kubernetes/client-node')")).kubernetes, true)
+  })
+
+  // Node 20's http module has no lazy WebSocket getter, so there the import loads nothing more.
+  test('sees Node\'s bundled undici once node:http is imported as an ES module, on Node 22 and later', async () => {
+    const major = Number(process.versions.node.split('.')[0])
+    assert.deepEqual(await loadedAfter("await import('node:http')"), { ...LEAN, nodeUndici: major >= 22 })
   })
 })

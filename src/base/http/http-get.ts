@@ -1,5 +1,6 @@
-import http from 'node:http'
-import https from 'node:https'
+import { http, https } from './node-http.ts'
+import type { Agent as HttpAgent } from 'node:http'
+import type { Agent as HttpsAgent } from 'node:https'
 import { urlForLog } from '../observability/log-safe-url.ts'
 import { readRegularFile } from '../regular-file.ts'
 import { collectResponse, type HttpResponse } from './provider-response.ts'
@@ -21,7 +22,7 @@ const MAX_CA_BYTES = 4 * 1024 * 1024
  * settings decided once. Redirects are not followed: a key set must come from where
  * discovery said. The CA bundle must be a regular file (`readRegularFile`): throws its errors.
  */
-export function createAgents (tls: TlsSettings): { http: http.Agent, https: https.Agent } {
+export function createAgents (tls: TlsSettings): { http: HttpAgent, https: HttpsAgent } {
   const ca = tls.ca === undefined ? undefined : readRegularFile(tls.ca, MAX_CA_BYTES).toString('utf8')
   return {
     http: new http.Agent({ keepAlive: true, maxSockets: 4 }),
@@ -32,7 +33,7 @@ export function createAgents (tls: TlsSettings): { http: http.Agent, https: http
 /** GETs `url` (JSON accepted), read whole; errors are {@link ProviderRequestError}s. */
 export function httpGet (
   url: string,
-  options: { agents: { http: http.Agent, https: https.Agent }, signal: AbortSignal, headers?: Record<string, string> }
+  options: { agents: { http: HttpAgent, https: HttpsAgent }, signal: AbortSignal, headers?: Record<string, string> }
 ): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(url)

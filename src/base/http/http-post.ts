@@ -1,5 +1,6 @@
-import http from 'node:http'
-import https from 'node:https'
+import { http, https } from './node-http.ts'
+import type { Agent as HttpAgent } from 'node:http'
+import type { Agent as HttpsAgent } from 'node:https'
 import { urlForLog } from '../observability/log-safe-url.ts'
 import { collectResponse, type HttpResponse } from './provider-response.ts'
 
@@ -14,7 +15,7 @@ const MAX_BODY_BYTES = 256 * 1024
 export function httpPostForm (
   url: string,
   form: URLSearchParams,
-  options: { agents: { http: http.Agent, https: https.Agent }, signal: AbortSignal }
+  options: { agents: { http: HttpAgent, https: HttpsAgent }, signal: AbortSignal }
 ): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(url)

@@ -1,5 +1,6 @@
-import http from 'node:http'
-import https from 'node:https'
+import { http, https } from '../../base/http/node-http.ts'
+import type { ClientRequest, IncomingMessage } from 'node:http'
+import type { RequestOptions } from 'node:https'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { BodyTooLarge, readBoundedBody } from '../../base/http/bounded-body.ts'
 
@@ -87,7 +88,7 @@ export async function openStream (
   kubeConfig: KubeConfig,
   call: Pick<ApiCall, 'path' | 'query'> & { readonly headerTimeoutMs: number },
   signal: AbortSignal
-): Promise<http.IncomingMessage> {
+): Promise<IncomingMessage> {
   // Aborted by `signal`, or by the timer until the headers arrive (and never after: the stream lives on).
   const controller = new AbortController()
   signal.addEventListener('abort', () => { controller.abort(signal.reason) }, { once: true })
@@ -110,15 +111,15 @@ async function send (
   kubeConfig: KubeConfig,
   call: Pick<ApiCall, 'method' | 'path' | 'query' | 'body'>,
   signal: AbortSignal,
-  onRequest?: (request: http.ClientRequest) => void
-): Promise<http.IncomingMessage> {
+  onRequest?: (request: ClientRequest) => void
+): Promise<IncomingMessage> {
   const server = kubeConfig.getCurrentCluster()?.server
   if (server === undefined) throw new Error('the kubeconfig has no current cluster')
   // client-node joins them the same way: a server URL may carry a path (a cluster behind a proxy).
   const url = new URL(`${server}${call.path}`)
   for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value))
   const body = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body), 'utf8')
-  const options: https.RequestOptions = {
+  const options: RequestOptions = {
     method: call.method ?? 'GET',
     headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(body.length) }) }
   }
@@ -135,7 +136,7 @@ async function send (
 }
 
 /** The {@link ApiStatusError} of a non-2xx answer, with the `message` of its Status body if it has one. */
-async function statusError (response: http.IncomingMessage): Promise<ApiStatusError> {
+async function statusError (response: IncomingMessage): Promise<ApiStatusError> {
   const status = response.statusCode ?? 0
   let message: string | undefined
   try {

@@ -1,6 +1,7 @@
+import { https } from '../../base/http/node-http.ts'
+import type { AgentOptions } from 'node:https'
 import { createHash } from 'node:crypto'
 import type { Agent } from 'node:http'
-import https from 'node:https'
 import type { KubeConfig } from '@kubernetes/client-node'
 
 /** Connections kept to the API server for short requests (TokenReviews, list pages). */
@@ -31,10 +32,10 @@ export function withSharedAgent (kubeConfig: KubeConfig): KubeConfig {
   return view
 }
 
-type AgentFactory = (cluster: { server: string, proxyUrl?: string | undefined } | null, agentOptions: https.AgentOptions) => Agent
+type AgentFactory = (cluster: { server: string, proxyUrl?: string | undefined } | null, agentOptions: AgentOptions) => Agent
 
 /** A digest of the TLS settings an agent was built with (they hold keys: never kept as they are). */
-function settingsKey (options: https.AgentOptions): string {
+function settingsKey (options: AgentOptions): string {
   const hash = createHash('sha256')
   for (const value of [options.ca, options.cert, options.key, options.pfx, options.passphrase, options.servername, options.rejectUnauthorized]) {
     hash.update(value === undefined ? '-' : Array.isArray(value) ? value.map(String).join('\0') : String(value)).update('\0')
