@@ -1,7 +1,7 @@
 /**
  * The shared permission decision table, run through the Express adapter on a real Express
- * server of each major (5 and 4): every case is one HTTP request whose answer must be 200
- * (allowed) or 403 (denied).
+ * server of each major (5 and 4) and of each floor of the peer range (5.1.0, 4.22.1): every case
+ * is one HTTP request whose answer must be 200 (allowed) or 403 (denied).
  */
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
@@ -13,11 +13,12 @@ import { stubManager } from '../helpers/stub-manager.ts'
 import type { Principal } from '../../src/base/principal.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
-import { EXPRESS_MAJORS } from '../helpers/express-majors.ts'
+import { assertInstalled, EXPRESS_RELEASES } from '../helpers/express-majors.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 
-for (const { name, express } of EXPRESS_MAJORS) {
+for (const release of EXPRESS_RELEASES) {
+  const { name, express } = release
   let server: Server
   let baseUrl: string
   let authz: FeastAuthzExpress
@@ -62,6 +63,8 @@ for (const { name, express } of EXPRESS_MAJORS) {
       await new Promise((resolve) => server.close(resolve))
       await authz.close()
     })
+
+    test(`runs on ${name}`, () => { assertInstalled(release) })
 
     async function get (path: string, token: string): Promise<{ status: number, body: { allowed?: unknown, message?: string } }> {
       const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })

@@ -1,5 +1,6 @@
 /**
- * What becomes of an error inside the Express middlewares, on Express 5 and Express 4: it reaches
+ * What becomes of an error inside the Express middlewares, on Express 5 and Express 4 and on the
+ * floors of the peer range (5.1.0, 4.22.1): it reaches
  * the app's error handler through `next(error)`, as it was thrown. Express 4 does not await a
  * handler's promise, so an error left in a rejected promise would never be answered and, as an
  * unhandled rejection, would end the process (Node 15+); every test checks that none is left.
@@ -16,7 +17,7 @@ import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { listenOnLoopback } from '../helpers/listen.ts'
-import { EXPRESS_MAJORS } from '../helpers/express-majors.ts'
+import { assertInstalled, EXPRESS_RELEASES } from '../helpers/express-majors.ts'
 
 const CONFIG = { project: 'p', auth: { type: 'oidc', auth_discovery_url: 'http://127.0.0.1:9/.well-known/openid-configuration', client_id: 'feast' } }
 const TOKENS = { reader: createPrincipal({ username: 'rita', roles: ['reader'], source: 'oidc' }) }
@@ -54,7 +55,8 @@ describe('the promise Express would have to await', () => {
   })
 })
 
-for (const { name, express } of EXPRESS_MAJORS) {
+for (const release of EXPRESS_RELEASES) {
+  const { name, express } = release
   describe(`errors in the Express middlewares on ${name}`, () => {
     let authz: FeastAuthzExpress
     let server: Server
@@ -85,6 +87,8 @@ for (const { name, express } of EXPRESS_MAJORS) {
       await new Promise((resolve) => server.close(resolve))
       await authz.close()
     })
+
+    test(`runs on ${name}`, () => { assertInstalled(release) })
 
     /** GETs `path` as the reader; a request nobody answers fails after 5 s instead of holding the suite. */
     const get = async (path: string): Promise<{ status: number, body: Handled }> => {

@@ -1,9 +1,10 @@
 /**
  * The Express adapter on a real Express server with real tokens from an OpenID provider, on
- * Express 5 and Express 4 alike: authentication (401 with RFC 6750 challenges, 503 on an outage,
+ * Express 5 and Express 4 and on the floors of the peer range (5.1.0, 4.22.1) alike: authentication (401 with RFC 6750 challenges, 503 on an outage,
  * `req.principal`) and `requirePermission` (401 / 403 / continue).
  */
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { feastAuthzExpress, type FeastAuthzExpress } from '../../src/adapters/express.ts'
@@ -12,7 +13,7 @@ import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.t
 import { stubManager } from '../helpers/stub-manager.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { listenOnLoopback, rawRequest } from '../helpers/listen.ts'
-import { EXPRESS_MAJORS, installedVersion } from '../helpers/express-majors.ts'
+import { assertInstalled, EXPRESS_FLOORS, EXPRESS_RELEASES } from '../helpers/express-majors.ts'
 
 let provider: TestProvider
 let readerToken: string
@@ -28,14 +29,14 @@ before(async () => {
 
 after(async () => { await provider.close() })
 
-for (const major of EXPRESS_MAJORS) {
-  const { express } = major
+for (const release of EXPRESS_RELEASES) {
+  const { express } = release
   let authz: FeastAuthzExpress
   let server: Server
   let baseUrl: string
   const logs = captureLogs()
 
-  describe(`the Express adapter on ${major.name}`, () => {
+  describe(`the Express adapter on ${release.name}`, () => {
     before(async () => {
       authz = feastAuthzExpress({
         config: { project: 'p', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
@@ -61,9 +62,7 @@ for (const major of EXPRESS_MAJORS) {
 
     const call = async (path: string, token?: string) => await fetch(`${baseUrl}${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
 
-    test(`runs on Express ${major.major}`, () => {
-      assert.equal(installedVersion(major).split('.')[0], String(major.major))
-    })
+    test(`runs on ${release.name}`, () => { assertInstalled(release) })
 
     describe('authenticate', () => {
       test('a valid token sets req.principal from its claims', async () => {
@@ -145,6 +144,22 @@ for (const major of EXPRESS_MAJORS) {
     })
   })
 }
+
+describe('the floors the suites run are the peer range\'s', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    peerDependencies: Record<string, string>
+    devDependencies: Record<string, string>
+  }
+
+  test('the express peer range admits each major from its floor up, and nothing below', () => {
+    const floors = EXPRESS_FLOORS.map(({ version }) => `^${String(version)}`).sort()
+    assert.deepEqual(manifest.peerDependencies.express?.split('||').map((range) => range.trim()).sort(), floors)
+  })
+
+  test('each floor is a devDependency pinned to its exact version', () => {
+    for (const { specifier, version } of EXPRESS_FLOORS) assert.equal(manifest.devDependencies[specifier], `npm:express@${String(version)}`)
+  })
+})
 
 describe('middleware options are checked when the middleware is created', () => {
   test('a NaN maxTokenLength is refused with the option named, before anything is opened', () => {

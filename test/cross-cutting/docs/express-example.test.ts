@@ -15,7 +15,7 @@ import { DOCS, markedBlocks, REPO } from '../../helpers/markdown.ts'
 import { defineReadChecks, issueTokens, postAs, writeStore, type StoreFiles, type User } from '../../helpers/feast-checks.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { exampleLogs } from '../../helpers/express-entry-for-examples.ts'
-import { EXPRESS_MAJORS, type ExpressMajor } from '../../helpers/express-majors.ts'
+import { EXPRESS_MAJORS, type ExpressRelease } from '../../helpers/express-majors.ts'
 
 let provider: TestProvider
 let store: StoreFiles
@@ -37,7 +37,7 @@ after(async () => {
 })
 
 /** Writes the example with `express` mapped to `major`'s package, imports it, and answers what it exports. */
-async function startExample (major: ExpressMajor): Promise<RunningExample> {
+async function startExample (major: ExpressRelease): Promise<RunningExample> {
   const imports: Record<string, string> = {
     express: import.meta.resolve(major.specifier),
     // The entry of the sources, whose default logger (the example gives none) writes into exampleLogs, not stdout.
