@@ -11,7 +11,7 @@ import { main } from '../../../src/cli/main.ts'
 import { runInProcess } from '../../helpers/cli.ts'
 import { startOidcProvider, type TestProvider } from '../../helpers/oidc-provider.ts'
 import { DOCS, markedBlocks, REPO, type MarkedBlock } from '../../helpers/markdown.ts'
-import { EXPRESS_MAJORS } from '../../helpers/express-majors.ts'
+import { EXPRESS_MAJORS, EXPRESS_RELEASES, installedVersion } from '../../helpers/express-majors.ts'
 
 // The Fastify and Express programs of docs/getting-started.md, with and without CORS (the Express
 // ones on Express 5 and on Express 4), run as written, with only what a reader would change: the package imports point at the sources, the
@@ -273,6 +273,18 @@ describe('installing, as the getting-started page says', () => {
     // The root entry is the Fastify plugin: its declarations name Fastify's types.
     const imported = [...block('guide-example', 'express').text.matchAll(/from '([^']+)'/g)].map((match) => match[1])
     assert.deepEqual(imported.filter((specifier) => specifier?.startsWith('feast-authz')), ['feast-authz/express'])
+  })
+})
+
+describe('the Express releases the getting-started page names', () => {
+  test('section 3b names the exact version of every Express the tests run: both floors and the newest of each major', () => {
+    const page = readFileSync(join(DOCS, 'getting-started.md'), 'utf8')
+    const start = page.indexOf('## 3b. In an Express app')
+    const intro = page.slice(start, page.indexOf('```sh', start))
+    for (const release of EXPRESS_RELEASES) {
+      const version = installedVersion(release)
+      assert.match(intro, new RegExp(`(^|\\s)${version.replace(/\./g, '\\.')}\\b`), `section 3b does not name ${release.name} (${version})`)
+    }
   })
 })
 
