@@ -36,7 +36,8 @@ export interface ReferenceServerOptions extends AuthzOptions {
   /**
    * Most each project's in-memory online store holds, in bytes as it counts them (see
    * `createOnlineStore`'s `maxBytes`): a write past it is a 507, and the registry's sample rows
-   * must fit. A positive integer; default 64 MiB (67,108,864).
+   * must fit (else the server's project stops startup, and another project's requests are a 507).
+   * A positive integer; default 64 MiB (67,108,864).
    */
   readonly onlineStoreMaxBytes?: number
   /** Most values (rows × columns) one get-online-features answer holds, else a 422. A positive integer; default 100,000. */
@@ -88,8 +89,8 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     const status = error.statusCode ?? 500
     // A refusal of our own is answered as it is, a 507 (a full online store) too; any other 5xx is a failure.
     if ((status >= 400 && status < 500) || error instanceof HttpError) {
-      // The operator is the one who can act on a full store: the log says so too.
-      if (status >= 500) request.log.warn({ statusCode: status, code: error.code }, error.message)
+      // The operator is the one who can act on a full store: the log says so too (once, for a refusal already logged).
+      if (status >= 500 && !(error instanceof HttpError && error.logged)) request.log.warn({ statusCode: status, code: error.code }, error.message)
       return reply.code(status).send({ statusCode: status, code: error.code ?? 'bad_request', error: reasonOf(status), message: error.message })
     }
     request.log.error({ err: error }, 'request failed')

@@ -65,7 +65,8 @@ export interface SampleRowsFacts {
 
 /**
  * The catalog's sample rows do not fit the store's bound: an error at startup, in the words of
- * whoever set the bound (`owner`'s `option`), never a request's 507.
+ * whoever set the bound (`owner`'s `option`). (A store the reference server fills for another
+ * project on its first request answers that project's requests with a 507 saying the same.)
  */
 export class SampleRowsOverBound extends OptionError {
   readonly facts: SampleRowsFacts
