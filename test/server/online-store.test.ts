@@ -5,7 +5,7 @@ import { OptionError } from '../../src/registry/index.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import type { SampleRow } from '../../src/server/catalog.ts'
 import { HttpError } from '../../src/server/http-error.ts'
-import { createOnlineStore, SampleRowsOverBound, type OnlineStore, type OnlineStoreOptions } from '../../src/server/online-store.ts'
+import { createOnlineStore, DEFAULT_MAX_BYTES, SampleRowsOverBound, type OnlineStore, type OnlineStoreOptions } from '../../src/server/online-store.ts'
 import { expectError } from '../helpers/errors.ts'
 
 test('features called __proto__ and constructor are stored and read back like any other feature', () => {
@@ -99,6 +99,12 @@ describe('the bound on the store (maxBytes)', () => {
       message: /^feast-authz: createOnlineStore: the registry's sample rows of project "p" take 4,116 bytes in the online store, over its bound of 3,600 \(maxBytes; .*\): raise maxBytes, or give fewer sample rows$/
     })
     assert.equal(createOnlineStore(sampled, { maxBytes: 4116 }).read(viewB, [6])?.values.f, 'ten chars!')
+  })
+
+  // The constant, not a store filled to it: a 64 MiB row costs a test time and memory, and the
+  // behaviour at the bound is the same for any bound (tested above and in routes.test.ts).
+  test('the bound is 64 MiB unless maxBytes is given', () => {
+    assert.equal(DEFAULT_MAX_BYTES, 64 * 1024 * 1024)
   })
 
   test('maxBytes must be a positive integer: anything else is an OptionError naming it', () => {

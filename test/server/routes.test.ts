@@ -354,15 +354,18 @@ describe('rules that need other permissions', () => {
 })
 
 describe('a full online store', () => {
+  // Small, so the test holds kilobytes: the default bound (64 MiB) is checked in online-store.test.ts.
+  const FULL_BOUND = 10_000
   let full: string
   before(async () => {
     const views = loadYamlCatalogFile({
       yaml: 'project: driver_ranking\nfeature_views:\n' + ['a', 'b'].map((name) => `  - {name: ${name}, entities: [id], features: [f], push_source: both}\n`).join(''),
       source: 'registry.yaml'
     }).featureViews()
-    // One sample row fills the store's 64 MiB to within 667 bytes: a row of `value` counts 338.
-    const sampleRows = { a: [{ id: 0, f: 'x'.repeat(64 * 1024 * 1024 - 1000) }] }
+    // One sample row fills the store's bound to within 667 bytes: a row of `value` counts 338.
+    const sampleRows = { a: [{ id: 0, f: 'x'.repeat(FULL_BOUND - 1000) }] }
     const app = await buildReferenceServer({
+      onlineStoreMaxBytes: FULL_BOUND,
       config: { project: 'driver_ranking', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
       permissions: [permission({ name: 'writers', types: ['FeatureView'], actions: ['WRITE_ONLINE', 'READ_ONLINE'], policy: roleBasedPolicy(['writer']) })],
       registry: catalogFromSnapshot({ project: 'driver_ranking', featureViews: views, featureServices: [], sampleRows })
@@ -378,7 +381,7 @@ describe('a full online store', () => {
     assert.equal(reply.status, 507)
     assert.equal(reply.body.code, 'insufficient_storage')
     assert.equal(reply.body.error, 'Insufficient Storage')
-    assert.match(reply.body.message, /^the online store is full: this write would take it to 67,108,873 bytes, over its bound of 67,108,864 \(createOnlineStore's maxBytes/)
+    assert.match(reply.body.message, /^the online store is full: this write would take it to 10,009 bytes, over its bound of 10,000 \(createOnlineStore's maxBytes/)
     assert.deepEqual([await readRow('a', 1), await readRow('b', 1)], ['NOT_FOUND', 'NOT_FOUND'])
   })
 
