@@ -58,10 +58,11 @@
  *   {@link FakeKubeApi.putRole} / {@link FakeKubeApi.putClusterRole} /
  *   {@link FakeKubeApi.putClusterRoleBinding}, get the rbac/v1 defaults (an empty `apiGroup` of
  *   roleRef and of User and Group subjects) and the real validation (a 422 `Invalid` Status, thrown
- *   as {@link FakeInvalidError} by the helpers): names are path segments, subjects' kinds and
- *   apiGroups, a ServiceAccount's name a DNS subdomain (and, in a ClusterRoleBinding, its namespace
- *   required), rules with verbs, apiGroups and resources (non-resource URLs in ClusterRoles only),
- *   a ClusterRoleBinding refers to a ClusterRole; `roleRef` cannot change (delete the binding and
+ *   as {@link FakeInvalidError} by the helpers): names are path segments, a Role's or RoleBinding's
+ *   namespace a DNS label (the helpers create it), subjects' kinds and apiGroups, a ServiceAccount's
+ *   name a DNS subdomain (and, in a ClusterRoleBinding, its namespace required), rules with verbs,
+ *   apiGroups and resources (non-resource URLs in ClusterRoles only), a ClusterRoleBinding refers
+ *   to a ClusterRole; `roleRef` cannot change (delete the binding and
  *   create it again); an update that changes nothing writes nothing (no new version, no event);
  * - RBAC writes over HTTP by anyone outside `system:masters` pass the escalation check first
  *   (kubernetes pkg/registry/rbac/.../policybased, before validation): a Role or ClusterRole may
@@ -315,7 +316,8 @@ export interface FakeKubeApi {
    * Creates or replaces a binding, as `kubectl apply` would (creating its namespace if need be);
    * watchers get `ADDED` or `MODIFIED` (nothing when it is unchanged). Returns the stored object.
    * Throws {@link FakeInvalidError} (the 422 a real server answers) when the binding is invalid
-   * or would change the `roleRef` of an existing one.
+   * (its namespace too: a DNS label, as a namespace's name must be) or would change the `roleRef`
+   * of an existing one.
    */
   putRoleBinding (binding: RoleBindingJson): RoleBindingJson
   /** Deletes a binding; watchers get `DELETED`. */
@@ -1687,6 +1689,13 @@ function admit<T extends StoredObject> (kind: Kind, object: T, existing: T | und
   const name = typeof admitted.metadata?.name === 'string' ? admitted.metadata.name : ''
   if (name === '') errors.push(requiredField('metadata.name', 'name or generateName is required'))
   else for (const message of pathSegmentNameErrors(name)) errors.push(invalidField('metadata.name', JSON.stringify(name), message))
+  // ValidateObjectMeta: a namespaced object's namespace is a DNS label. Over HTTP it is the path's,
+  // of a namespace that exists (so valid); the helpers take it from the object, and create it.
+  if (KINDS[kind].namespaced) {
+    const namespace = admitted.metadata?.namespace ?? ''
+    if (namespace === '') errors.push(requiredField('metadata.namespace'))
+    else for (const message of dns1123LabelErrors(namespace)) errors.push(invalidField('metadata.namespace', JSON.stringify(namespace), message))
+  }
   errors.push(...labelErrors(admitted.metadata?.labels ?? {}))
   if (isBindingKind(kind)) {
     const binding = admitted as unknown as RoleBindingJson
@@ -1798,11 +1807,28 @@ function labelErrors (labels: Record<string, string>): FieldError[] {
   return errors
 }
 
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+/** apimachinery validation.IsDNS1123Label: what a namespace's name may be. */
+function dns1123LabelErrors (name: string): string[] {
+  const errors: string[] = []
+  if (name.length > 63) errors.push('must be no more than 63 characters')
+  if (DNS1123_LABEL.test(name)) return errors
+  // A subdomain that is not a label (its length already said) has dots.
+  if (DNS1123_SUBDOMAIN.test(name)) errors.push('must not contain dots')
+  else {
+    errors.push('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character ' +
+      '(e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')')
+  }
+  return errors
+}
+
 /** apimachinery validation.IsDNS1123Subdomain: what a ServiceAccount's name may be. */
 function dns1123SubdomainErrors (name: string): string[] {
   const errors: string[] = []
   if (name.length > 253) errors.push('must be no more than 253 characters')
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)) {
+  if (!DNS1123_SUBDOMAIN.test(name)) {
     errors.push('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character ' +
       '(e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')')
   }

@@ -386,6 +386,40 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.throws(() => api.putRole(labelled({ [`feast.dev/${'n'.repeat(64)}`]: 'x' })), /metadata\.labels: Invalid value: "feast\.dev\/n{64}": name part must be no more than 63 characters/)
     })
 
+    const LABEL_RULE = 'a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character ' +
+      '(e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')'
+
+    test('putRole refuses a namespace that is not a DNS label (capitals, an underscore, a leading dash) with the API server\'s 422, and creates no namespace', async () => {
+      const refused = ['Feast', 'feast_dev', '-feast']
+      for (const namespace of refused) {
+        assert.throws(() => api.putRole(feastRole(namespace, 'reader')), (error: unknown) =>
+          error instanceof FakeInvalidError && error.code === 422 &&
+          error.message === `Role.rbac.authorization.k8s.io "reader" is invalid: metadata.namespace: Invalid value: ${JSON.stringify(namespace)}: ${LABEL_RULE}`)
+      }
+      const listed = await request(api, '/api/v1/namespaces', undefined, { authorization: `Bearer ${api.adminToken}` })
+      const names: string[] = listed.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)
+      assert.ok(names.includes('feast'), 'the list holds the namespaces there are')
+      assert.deepEqual(refused.filter((namespace) => names.includes(namespace)), [])
+    })
+
+    test('putRoleBinding refuses a namespace longer than 63 characters, as the API server does; 63 are fine', () => {
+      api.putRoleBinding(roleBinding('n'.repeat(63), 'long-ns', 'reader', [{ kind: 'User', name: 'x' }]))
+      assert.throws(() => api.putRoleBinding(roleBinding('n'.repeat(64), 'long-ns', 'reader', [{ kind: 'User', name: 'x' }])),
+        /RoleBinding\.rbac\.authorization\.k8s\.io "long-ns" is invalid: metadata\.namespace: Invalid value: "n{64}": must be no more than 63 characters$/)
+    })
+
+    test('putRoleBinding refuses a namespace with dots, which is a DNS subdomain but not a label', () => {
+      assert.throws(() => api.putRoleBinding(roleBinding('feast.dev', 'dotted', 'reader', [{ kind: 'User', name: 'x' }])),
+        /RoleBinding\.rbac\.authorization\.k8s\.io "dotted" is invalid: metadata\.namespace: Invalid value: "feast\.dev": must not contain dots$/)
+    })
+
+    test('putRole and putRoleBinding refuse an object without a namespace: Required, as for any namespaced object', () => {
+      assert.throws(() => api.putRole(feastRole('', 'nowhere')),
+        /Role\.rbac\.authorization\.k8s\.io "nowhere" is invalid: metadata\.namespace: Required value$/)
+      assert.throws(() => api.putRoleBinding(roleBinding('', 'nowhere', 'reader', [{ kind: 'User', name: 'x' }])),
+        /RoleBinding\.rbac\.authorization\.k8s\.io "nowhere" is invalid: metadata\.namespace: Required value$/)
+    })
+
     test('a Role rule needs verbs, apiGroups and resources, and a namespaced one no nonResourceURLs', () => {
       assert.throws(() => api.putRole({ metadata: { name: 'no-groups', namespace: 'feast' }, rules: [{ resources: ['configmaps'], verbs: ['get'] }] }),
         /Role\.rbac\.authorization\.k8s\.io "no-groups" is invalid: rules\[0\]\.apiGroups: Required value: resource rules must supply at least one api group$/)
