@@ -17,26 +17,37 @@ after(async () => { await rm(dir, { recursive: true, force: true }) })
 // The happy path runs the real CLI in a child process (signals, exit code); errors run in-process.
 const serve = (args: string[]): RunningCli => startCli(['serve', ...args])
 
+/** Serves the sample registry with `flags`, runs `use` on its URL, then stops it with SIGTERM: it must exit 0. */
+async function whileServing (flags: string[], use: (url: string) => Promise<void>): Promise<void> {
+  const config = join(dir, 'feature_store.yaml')
+  await writeFile(config, `project: driver_ranking\nregistry: ${REGISTRY}\nauth:\n  type: no_auth\n`)
+  const run = serve(['--config', config, '--port', '0', '--log-level', 'warn', ...flags])
+  try {
+    await use(await listeningUrl(run))
+  } finally {
+    run.child.kill('SIGTERM')
+  }
+  const { code, stderr } = await run.exited
+  assert.equal(code, 0, stderr)
+}
+
+/** An online read of conv_rate for `ids`, as a client sends it. */
+async function readConvRate (url: string, ids: number[]): Promise<Response> {
+  return await fetch(`${url}/get-online-features`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: ids } })
+  })
+}
+
 describe('feast-authz serve', () => {
   test('serves the registry named in feature_store.yaml and stops cleanly on SIGTERM', async () => {
-    const config = join(dir, 'feature_store.yaml')
-    await writeFile(config, `project: driver_ranking\nregistry: ${REGISTRY}\nauth:\n  type: no_auth\n`)
-    const run = serve(['--config', config, '--port', '0', '--log-level', 'warn'])
-    try {
-      const url = await listeningUrl(run)
+    await whileServing([], async (url) => {
       assert.equal((await fetch(`${url}/health`)).status, 200)
-      const read = await fetch(`${url}/get-online-features`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: [1002] } })
-      })
+      const read = await readConvRate(url, [1002])
       assert.equal(read.status, 200)
       assert.deepEqual(((await read.json()) as { results: Array<{ values: unknown[] }> }).results[1]?.values, [0.37])
-    } finally {
-      run.child.kill('SIGTERM')
-    }
-    const { code, stderr } = await run.exited
-    assert.equal(code, 0, stderr)
+    })
   })
 
   test('an invalid permissions file stops startup with exit 2 and names the file', async () => {
@@ -66,25 +77,12 @@ describe('feast-authz serve', () => {
   })
 
   test('--max-answered-values reaches the server: a read past it is a 422 naming the flag', async () => {
-    const config = join(dir, 'feature_store.yaml')
-    await writeFile(config, `project: driver_ranking\nregistry: ${REGISTRY}\nauth:\n  type: no_auth\n`)
-    const run = serve(['--config', config, '--port', '0', '--log-level', 'warn', '--max-answered-values', '4'])
-    try {
-      const url = await listeningUrl(run)
-      const read = async (ids: number[]): Promise<Response> => await fetch(`${url}/get-online-features`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ features: ['driver_hourly_stats:conv_rate'], entities: { driver_id: ids } })
-      })
-      assert.equal((await read([1001, 1002])).status, 200)
-      const refused = await read([1001, 1002, 1003])
+    await whileServing(['--max-answered-values', '4'], async (url) => {
+      assert.equal((await readConvRate(url, [1001, 1002])).status, 200)
+      const refused = await readConvRate(url, [1001, 1002, 1003])
       assert.equal(refused.status, 422)
       assert.match(((await refused.json()) as { message: string }).message, /= 6 values, more than the 4 one answer holds: .*feast-authz serve --max-answered-values\)$/)
-    } finally {
-      run.child.kill('SIGTERM')
-    }
-    const { code, stderr } = await run.exited
-    assert.equal(code, 0, stderr)
+    })
   })
 
   test('sample rows that do not fit --online-store-max-bytes stop startup with exit 2, naming the project, the bound and the flag', async () => {
