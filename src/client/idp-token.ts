@@ -22,7 +22,7 @@ export interface IdpCredentials {
 }
 
 export interface IdpTokenSource {
-  /** A token from the cache, or a fresh one; concurrent callers share one request. */
+  /** A token from the cache, or a fresh one; concurrent callers share one request, and a failure pauses the next one. */
   get (): Promise<string>
   /** Drops the cached token (only if it is `token`, when given); true if one was dropped. */
   invalidate (token?: string): boolean
@@ -33,6 +33,17 @@ export interface IdpTokenSource {
 
 /** Bound of each discovery and token request when the caller sets none. */
 export const DEFAULT_IDP_TIMEOUT_MS = 10_000
+
+/**
+ * After a failed token request the provider is not asked again for this long, doubled after
+ * each further failure up to {@link MAX_FAILURE_PAUSE_MS}. A client calls its feature server far
+ * more often than it needs a token: without a pause, a wrong secret or password would be sent
+ * to the provider with every call, which providers with brute-force protection (Keycloak's, say)
+ * answer by locking the account, and a provider in trouble would get a request per call.
+ */
+export const FIRST_FAILURE_PAUSE_MS = 1_000
+/** The longest pause after failed token requests: a fixed configuration is picked up within it. */
+export const MAX_FAILURE_PAUSE_MS = 30_000
 
 export interface IdpTokenOptions {
   /** Bound of each discovery and token request. Default 10 000 ms. */
@@ -53,7 +64,8 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * Client authentication is in the form body (`client_secret_post`), as Feast does.
  * A token is reused until the time `reuseUntil` (./token-lifetime.ts) gives it, minus
  * `token_refresh_margin_seconds`: its `exp` or `expires_in`, 5 minutes when it has neither, 24
- * hours at most.
+ * hours at most. After a failed request callers get that failure, without a new request, for
+ * {@link FIRST_FAILURE_PAUSE_MS}, doubled after each failure in a row up to {@link MAX_FAILURE_PAUSE_MS}.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
@@ -74,6 +86,8 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   let cached: { token: string, expiresAt: number } | undefined
   let pending: Promise<string> | undefined
   let sent = 0
+  // The last failure of a discovery or token request, while callers get it instead of a new request.
+  let failure: { error: TokenSourceError, at: number, pauseMs: number } | undefined
 
   const findTokenEndpoint = async (): Promise<string> => {
     if (tokenEndpoint !== undefined) return tokenEndpoint
@@ -130,8 +144,22 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   return {
     async get () {
       const marginMs = credentials.token_refresh_margin_seconds * 1000
-      if (cached !== undefined && now() < cached.expiresAt - marginMs) return cached.token
-      pending ??= fetchToken().finally(() => { pending = undefined })
+      const time = now()
+      if (cached !== undefined && time < cached.expiresAt - marginMs) return cached.token
+      if (pending === undefined && failure !== undefined && time < failure.at + failure.pauseMs) throw pausedAfter(failure, time)
+      pending ??= fetchToken().then(
+        (token) => {
+          failure = undefined
+          return token
+        },
+        (error: unknown) => {
+          if (error instanceof TokenSourceError) {
+            const pauseMs = failure === undefined ? FIRST_FAILURE_PAUSE_MS : Math.min(2 * failure.pauseMs, MAX_FAILURE_PAUSE_MS)
+            failure = { error, at: now(), pauseMs }
+          }
+          throw error
+        }
+      ).finally(() => { pending = undefined })
       return await pending
     },
     invalidate (token) {
@@ -145,6 +173,17 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
       agents.https.destroy()
     }
   }
+}
+
+/** The remembered failure, as a caller during the pause gets it: the same code and details, saying when the provider is asked again. */
+function pausedAfter (failure: { error: TokenSourceError, at: number, pauseMs: number }, time: number): TokenSourceError {
+  const { error } = failure
+  const left = Math.max(1, Math.ceil((failure.at + failure.pauseMs - time) / 1000))
+  return new TokenSourceError(error.code, `${error.message} (the last token request's failure; the provider is asked again in ${left} s)`, {
+    ...(error.status === undefined ? {} : { status: error.status }),
+    oauthError: error.oauthError,
+    cause: error
+  })
 }
 
 // Network failures become provider_unavailable; everything else keeps its own error.

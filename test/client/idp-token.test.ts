@@ -104,6 +104,13 @@ describe('client_secret flow against a real OpenID provider', () => {
     assert.doesNotMatch(error.message, /not-her-password/)
   })
 
+  it('sends a wrong password to the provider once for calls in quick succession, not once per call', async () => {
+    idp.resetStats()
+    const client = clientFor({ ...credentials, username: 'ann', password: 'not-her-password' })
+    for (let i = 0; i < 5; i++) assert.equal((await rejection(client.getToken())).oauthError, 'invalid_grant')
+    assert.equal(idp.stats.token, 1)
+  })
+
   it('reports a token endpoint answering 500 as provider_unavailable', async () => {
     idp.fault('token', 'status500')
     try {
@@ -293,6 +300,69 @@ describe('client_secret flow with unusual provider answers', () => {
     const error = await rejection(clientFor(credentials()).getToken())
     assert.equal(error.oauthError, 'x'.repeat(100))
     assert.ok(error.message.length < 300, error.message)
+  })
+
+  /** A provider on a clock the test sets (`clock.time`), for the pauses after failed requests. */
+  const clockedClient = (): { client: TokenProvider, clock: { time: number } } => {
+    const clock = { time: 1_700_000_000_000 }
+    const client = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...credentials() } }), { env: {}, serviceAccountTokenPath: '/nonexistent/token', now: () => clock.time })
+    providers.push(client)
+    return { client, clock }
+  }
+  const REFUSED: StubReply = { status: 401, body: { error: 'invalid_client' } }
+
+  it('does not ask the provider again within a second of a refused token request: callers get the same refusal', async () => {
+    stub.replies = [REFUSED]
+    const { client, clock } = clockedClient()
+    const first = await rejection(client.getToken())
+    const sent = stub.forms.length
+    clock.time += 999
+    const again = await rejection(client.getToken())
+    assert.equal(stub.forms.length, sent)
+    assert.deepEqual([again.code, again.status, again.oauthError], [first.code, first.status, first.oauthError])
+    assert.equal(again.cause, first)
+  })
+
+  it('says in a paused refusal that it is the last request\'s failure and when the provider is asked again, never the secret', async () => {
+    stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
+    const { client, clock } = clockedClient()
+    await rejection(client.getToken())
+    clock.time += 200
+    const again = await rejection(client.getToken())
+    assert.match(again.message, /answered HTTP 400 invalid_request: bad client_secret \[redacted\] \(the last token request's failure; the provider is asked again in 1 s\)$/)
+    assert.doesNotMatch(again.message, /stub-secret-value/)
+  })
+
+  it('doubles the pause after each failed token request in a row, up to 30 s', async () => {
+    stub.replies = [{ status: 503, body: {} }]
+    const { client, clock } = clockedClient()
+    const start = stub.forms.length
+    const sentAt: number[] = []
+    const begin = clock.time
+    // One call every 250 ms for 100 s: the provider is asked only when the pause is over.
+    for (let offset = 0; offset <= 100_000; offset += 250) {
+      clock.time = begin + offset
+      const before = stub.forms.length
+      assert.equal((await rejection(client.getToken())).code, 'provider_unavailable')
+      if (stub.forms.length > before) sentAt.push(offset)
+    }
+    assert.deepEqual(sentAt, [0, 1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000])
+    assert.equal(stub.forms.length - start, sentAt.length)
+  })
+
+  it('forgets the failures once a token comes: the next failure pauses 1 s again', async () => {
+    stub.replies = [REFUSED, REFUSED, { status: 200, body: { access_token: 'opaque-ok', expires_in: 0 } }, REFUSED]
+    const { client, clock } = clockedClient()
+    await rejection(client.getToken())
+    clock.time += 1000
+    await rejection(client.getToken()) // the second failure in a row: 2 s
+    clock.time += 2000
+    assert.equal(await client.getToken(), 'opaque-ok') // expires_in 0: not reused
+    await rejection(client.getToken())
+    const sent = stub.forms.length
+    clock.time += 1000
+    await rejection(client.getToken())
+    assert.equal(stub.forms.length, sent + 1)
   })
 
   it('removes the secret from an error description that echoes it', async () => {
