@@ -1,6 +1,8 @@
 import { feastRoleMarker } from '../base/feast-role-marker.ts'
 import { boolean, checkOptions } from '../base/option-rules.ts'
 import { OptionError } from '../base/errors.ts'
+import { describeValue } from '../base/describe-value.ts'
+import { isNamespaceName, isStoreName } from './kube-names.ts'
 
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>
@@ -13,12 +15,36 @@ export function serviceAccountName (store: string): string {
   return `feast-${store}`
 }
 
-function labels (store: string | undefined): Record<string, string> {
+/**
+ * The labels of an object: a per-store one names its store, and a cluster-scoped per-store one
+ * (a ClusterRoleBinding) also the store's namespace, which its name alone does not let `-l` select.
+ */
+function labels (store?: string, namespace?: string): Record<string, string> {
   return {
     'app.kubernetes.io/managed-by': 'feast-authz',
     'feast.dev/service-type': 'authorization',
-    ...(store === undefined ? {} : { 'feast.dev/name': store })
+    ...(store === undefined ? {} : { 'feast.dev/name': store }),
+    ...(namespace === undefined ? {} : { 'feast.dev/namespace': namespace })
   }
+}
+
+/**
+ * Name of a store's ClusterRoleBinding, `feast-authz:<namespace>:<store>:<purpose>`. It is
+ * cluster-scoped while stores are namespaced: a name without the namespace (as the Feast
+ * operator's) is one object for `prod` of team-a and `prod` of team-b, and applying one store's
+ * replaces the other's subjects. Colons keep the parts apart, as in the built-in
+ * `system:controller:...`: neither a namespace nor a store name may hold one (so no two pairs
+ * give one name), and RBAC names are path segments (ValidateRBACName), which may. At most
+ * 12 + 63 + 1 + 63 + 18 = 157 characters; path segments have no limit of their own.
+ */
+function clusterBindingName (store: string, namespace: string, purpose: 'token-review' | 'oidc-token-review'): string {
+  return `feast-authz:${namespace}:${store}:${purpose}`
+}
+
+/** The store's name and namespace, which name objects and label values: refused as the API server would refuse them. */
+function checkStore (owner: string, store: string, namespace: string): void {
+  if (!isStoreName(store)) throw new OptionError(`${owner}: expected the store's name, a lower-case DNS name of at most 63 characters, got ${describeValue(store)}`, { option: 'store' })
+  if (!isNamespaceName(namespace)) throw new OptionError(`${owner}: expected a namespace name (a lower-case DNS label), got ${describeValue(namespace)}`, { option: 'namespace' })
 }
 
 function subject (store: string, namespace: string): Record<string, string> {
@@ -54,17 +80,23 @@ const feastExtraRules = (): KubeObject[] => [
  * RBAC for `kubernetes` auth. By default the minimum feast-authz needs (docs/kubernetes.md):
  * a Role and RoleBinding `feast-<store>` reading the RoleBindings of the store's namespace,
  * the shared ClusterRole `feast-authz-token-review` (TokenReview create) bound by
- * `feast-<store>-token-review`, and one Role per `roles` entry: the role names `Permission`
+ * `feast-authz:<namespace>:<store>:token-review`, and one Role per `roles` entry: the role names `Permission`
  * objects refer to, which users bind their service accounts to. Each holds the Feast marker
  * rule of its name (`feast.dev` `roles`, `resourceNames: [<role>]`, verb `assume`), so that
  * Kubernetes' escalation check stops anyone who does not hold it from binding it.
  *
  * With `feastCompatible`, the Feast operator's objects instead (its five-rule Role and the
  * shared ClusterRole `feast-token-review-cluster-role` bound by `feast-<store>-cluster-binding`),
- * for clusters that also run Feast's Python server under the same service account.
+ * for clusters that also run Feast's Python server under the same service account. That binding
+ * has no namespace in its name, as in Feast: two stores of one name in two namespaces share it,
+ * and the last applied holds it.
+ *
+ * A Feast role named `feast-<other>` is the same object as the own Role of a store `<other>` in
+ * the namespace, if there is one: this function sees one store only, and refuses `feast-<store>`.
  */
 export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
   checkOptions(options, { feastCompatible: boolean() }, { owner: 'kubernetesRbac' })
+  checkStore('kubernetesRbac', store, namespace)
   const name = serviceAccountName(store)
   // Both would be one object: the Feast role would replace the rules the service needs (renderFeatureStore says the same, with the field's path).
   if (roles.includes(name)) throw new OptionError(`kubernetesRbac: "${name}" is the store's own Role (the one that lets the service read RoleBindings): give this Feast role another name`, { option: 'roles' })
@@ -94,7 +126,7 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
       kind: 'ClusterRole',
       // A distinct name for the minimal role: applying it must never narrow the Feast
       // operator's shared ClusterRole, which other stores' Python servers may rely on.
-      metadata: { name: clusterRole, labels: labels(undefined) },
+      metadata: { name: clusterRole, labels: labels() },
       rules: feast
         ? [{ apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['list'] }, tokenReviewRule(), ...feastExtraRules()]
         : [tokenReviewRule()]
@@ -102,7 +134,8 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
     {
       apiVersion: RBAC,
       kind: 'ClusterRoleBinding',
-      metadata: { name: feast ? `${name}-cluster-binding` : `${name}-token-review`, labels: labels(store) },
+      // The Feast operator's name, for its object: it clashes across namespaces as Feast's does (docs/operator.md).
+      metadata: { name: feast ? `${name}-cluster-binding` : clusterBindingName(store, namespace, 'token-review'), labels: labels(store, namespace) },
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },
@@ -113,20 +146,21 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
 /**
  * RBAC for `oidc` auth: TokenReview creation only, for service-account tokens the server
  * accepts beside provider tokens (spec 5.3): the shared ClusterRole `feast-oidc-token-review`
- * and the binding `feast-<store>-oidc-token-review`.
+ * and the binding `feast-authz:<namespace>:<store>:oidc-token-review`.
  */
 export function oidcRbac (store: string, namespace: string): KubeObject[] {
+  checkStore('oidcRbac', store, namespace)
   return [
     {
       apiVersion: RBAC,
       kind: 'ClusterRole',
-      metadata: { name: 'feast-oidc-token-review', labels: labels(undefined) },
+      metadata: { name: 'feast-oidc-token-review', labels: labels() },
       rules: [tokenReviewRule()]
     },
     {
       apiVersion: RBAC,
       kind: 'ClusterRoleBinding',
-      metadata: { name: `${serviceAccountName(store)}-oidc-token-review`, labels: labels(store) },
+      metadata: { name: clusterBindingName(store, namespace, 'oidc-token-review'), labels: labels(store, namespace) },
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'feast-oidc-token-review' },
       subjects: [subject(store, namespace)]
     }

@@ -9,6 +9,7 @@ import { readYamlSource, type FeatureStoreSource } from '../config/feature-store
 import { kubernetesRbac, oidcRbac, serviceAccountName, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
+import { DNS_SUBDOMAIN, isNamespaceName, isStoreName } from './kube-names.ts'
 
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
 export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
@@ -72,8 +73,6 @@ type Authz =
   | { readonly kind: 'no_auth' }
   | { readonly kind: 'oidc', readonly oidc: Record<string, unknown> }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/
 const OIDC_FIELDS = ['secretRef', 'issuerUrl', 'secretKeyName', 'tokenEnvVar', 'verifySSL', 'caCertConfigMap', 'jwksCacheLifespanSeconds', 'jwksRequestTimeoutSeconds']
@@ -120,7 +119,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   const metadata = mapping(data.metadata, ['metadata'], fail)
   const name = metadata.name
   // Every RBAC object carries the name as a label value, which Kubernetes holds to 63 characters.
-  if (typeof name !== 'string' || !DNS_SUBDOMAIN.test(name) || name.length > 63) {
+  if (!isStoreName(name)) {
     fail(['metadata', 'name'], `expected a lower-case DNS name of at most 63 characters (the RBAC objects carry it as the label feast.dev/name), got ${describeValue(name)}`)
   }
   const warnings: string[] = []
@@ -128,7 +127,7 @@ export function renderFeatureStore (resource: FeatureStoreSource, options: Rende
   if (namespace === undefined) {
     namespace = 'default'
     warnings.push('metadata.namespace is not set: the RBAC objects use namespace "default"')
-  } else if (typeof namespace !== 'string' || !DNS_LABEL.test(namespace) || namespace.length > 63) {
+  } else if (!isNamespaceName(namespace)) {
     fail(['metadata', 'namespace'], `expected a namespace name, got ${describeValue(namespace)}`)
   }
   const spec = mapping(data.spec, ['spec'], fail)

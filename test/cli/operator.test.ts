@@ -58,7 +58,7 @@ describe('feast-authz operator render', () => {
       'Role/feast-sample-kubernetes-auth',
       'RoleBinding/feast-sample-kubernetes-auth',
       'ClusterRole/feast-authz-token-review',
-      'ClusterRoleBinding/feast-sample-kubernetes-auth-token-review',
+      'ClusterRoleBinding/feast-authz:feast:sample-kubernetes-auth:token-review',
       'Role/feast-writer',
       'Role/feast-reader'
     ])

@@ -3,7 +3,8 @@
  * apply` as docs/operator.md shows, against an API server that authorizes by RBAC, the store's
  * service account runs the kubernetes manager with the rendered server section; with any one
  * permission taken away it fails naming what is missing; it holds nothing else; and the
- * rendered Feast roles can be bound only by whoever holds their marker permission.
+ * rendered Feast roles can be bound only by whoever holds their marker permission. Two stores of
+ * one name in two namespaces get cluster-scoped objects that do not overwrite each other.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
@@ -11,10 +12,12 @@ import { stringify } from 'yaml'
 import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
 import { loadAuthConfig } from '../../src/config/auth-config.ts'
 import type { KubernetesAuthConfig } from '../../src/config/auth-config.ts'
-import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { jwsToken, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.ts'
+import { kubernetesRbac, oidcRbac, type KubeObject } from '../../src/operator/rbac.ts'
+import { renderFeatureStore } from '../../src/operator/render.ts'
 import { request } from '../helpers/fake-kube-request.ts'
 import { runCli } from '../helpers/cli.ts'
-import { fakePod, kubectlMissing } from '../helpers/kubernetes.ts'
+import { fakePod, kubectlMissing, runKubectl } from '../helpers/kubernetes.ts'
 import {
   applyAsAdmin, boundServiceAccounts, checkManager, withCluster, consequenceOf, describeConsequence, heldPermissions,
   minimalServicePermissions, parseManifests, variantsWithOneLess, type Manifest
@@ -73,7 +76,7 @@ describe('the RBAC objects of operator render, applied with kubectl to an API se
       'the rule get rolebindings, list rolebindings, watch rolebindings, get roles, list roles, watch roles of Role feast-sample-kubernetes-auth',
       'RoleBinding feast-sample-kubernetes-auth',
       'the rule create tokenreviews of ClusterRole feast-authz-token-review',
-      'ClusterRoleBinding feast-sample-kubernetes-auth-token-review'
+      'ClusterRoleBinding feast-authz:feast:sample-kubernetes-auth:token-review'
     ])
   })
 
@@ -151,5 +154,86 @@ describe('the RBAC objects of operator render for an OIDC store', { skip: missin
         `create tokenreviews.authentication.k8s.io ${namespace}`
       ])
     })
+  })
+})
+
+/** The cluster-scoped objects, which two namespaces' stores could overwrite in each other. */
+const clusterScoped = (objects: readonly KubeObject[]): Manifest[] => objects.filter((object) => object.kind === 'ClusterRole' || object.kind === 'ClusterRoleBinding') as Manifest[]
+const kindAndName = (object: Manifest): string => `${object.kind as string}/${object.metadata.name as string}`
+const MODES = {
+  kubernetes: (store: string, namespace: string): KubeObject[] => kubernetesRbac(store, namespace, ['feast-reader']),
+  oidc: oidcRbac
+}
+
+describe('the cluster-scoped names of the rendered RBAC', () => {
+  for (const [mode, rbac] of Object.entries(MODES)) {
+    test(`in ${mode} mode, stores prod of team-a and prod of team-b share only the ClusterRole, the same object for both`, () => {
+      const [a, b] = [clusterScoped(rbac('prod', 'team-a')), clusterScoped(rbac('prod', 'team-b'))]
+      const shared = a.filter((object) => b.some((other) => kindAndName(other) === kindAndName(object)))
+      assert.deepEqual(shared.map(kindAndName), [`ClusterRole/${mode === 'oidc' ? 'feast-oidc-token-review' : 'feast-authz-token-review'}`])
+      assert.deepEqual(b.find((other) => kindAndName(other) === kindAndName(shared[0]!)), shared[0])
+    })
+
+    test(`in ${mode} mode, namespace a-b with store c and namespace a with store b-c get two binding names`, () => {
+      const bindings = [rbac('c', 'a-b'), rbac('b-c', 'a')].map((objects) => clusterScoped(objects).filter((object) => object.kind === 'ClusterRoleBinding').map(kindAndName))
+      assert.notDeepEqual(bindings[0], bindings[1])
+    })
+  }
+
+  test('a store\'s ClusterRoleBinding is named feast-authz:<namespace>:<store>:<purpose> and labelled with its store and namespace', () => {
+    const bindings = [...kubernetesRbac('prod', 'team-a', []), ...oidcRbac('prod', 'team-a')].filter((object) => object.kind === 'ClusterRoleBinding') as Manifest[]
+    assert.deepEqual(bindings.map((binding) => [binding.metadata.name, binding.metadata.labels['feast.dev/name'], binding.metadata.labels['feast.dev/namespace']]), [
+      ['feast-authz:team-a:prod:token-review', 'prod', 'team-a'],
+      ['feast-authz:team-a:prod:oidc-token-review', 'prod', 'team-a']
+    ])
+  })
+
+  test('feastCompatible keeps the Feast operator\'s binding name, which stores of one name in two namespaces share, as in Feast', () => {
+    const [a, b] = ['team-a', 'team-b'].map((namespace) => clusterScoped(kubernetesRbac('prod', namespace, [], { feastCompatible: true })).map(kindAndName))
+    assert.deepEqual(a, ['ClusterRole/feast-token-review-cluster-role', 'ClusterRoleBinding/feast-prod-cluster-binding'])
+    assert.deepEqual(b, a)
+  })
+
+  test('the longest namespace and store names give objects the API server\'s validation accepts, binding names of 157 characters', async () => {
+    const [namespace, store] = [`n${'-'.repeat(61)}n`, `${'a'.repeat(31)}.${'b'.repeat(31)}`]
+    const api = await startFakeKubeApi({ authorizer: 'rbac' })
+    try {
+      const objects = clusterScoped([...kubernetesRbac(store, namespace, []), ...oidcRbac(store, namespace)])
+      for (const object of objects) {
+        const { apiVersion: _, kind, ...json } = object
+        if (kind === 'ClusterRole') api.putClusterRole(json as never)
+        else api.putClusterRoleBinding(json as never)
+      }
+      assert.deepEqual(objects.filter((object) => object.kind === 'ClusterRoleBinding').map((object) => (object.metadata.name as string).length), [152, 157])
+    } finally {
+      await api.close()
+    }
+  })
+
+  test('a store name or namespace the API server would refuse is refused with the field named, not rendered', () => {
+    assert.throws(() => kubernetesRbac('a:b', 'team-a', []), { name: 'OptionError', option: 'store', message: /kubernetesRbac: expected the store's name, .* got "a:b"/ })
+    assert.throws(() => oidcRbac('prod', 'team:a'), { name: 'OptionError', option: 'namespace', message: /oidcRbac: expected a namespace name .* got "team:a"/ })
+    assert.throws(() => oidcRbac('x'.repeat(64), 'team-a'), { name: 'OptionError', option: 'store' })
+  })
+})
+
+describe('two stores of one name in two namespaces, each rendered and applied with kubectl', { skip: missing }, () => {
+  const resource = (namespace: string): Record<string, unknown> => ({ apiVersion: 'feast.dev/v1', kind: 'FeatureStore', metadata: { name: 'prod', namespace }, spec: { feastProject: 'demo' } })
+
+  test('both service accounts keep TokenReview create, and kubectl get -l feast.dev/namespace finds each store\'s binding', async () => {
+    // Both namespaces exist, as where the stores run.
+    const api = await startFakeKubeApi({ namespace: 'team-a', serviceNamespace: 'team-b', authorizer: 'rbac' })
+    try {
+      for (const namespace of ['team-a', 'team-b']) await applyAsAdmin(api, stringify({ apiVersion: 'v1', kind: 'List', items: renderFeatureStore(resource(namespace)).rbac }))
+      for (const namespace of ['team-a', 'team-b']) {
+        assert.ok((await heldPermissions(api, fakePod(api, namespace, 'feast-prod').token, [''])).includes('create tokenreviews.authentication.k8s.io (cluster)'), `${namespace}/feast-prod may create TokenReviews`)
+      }
+      const admin = await api.writeKubeconfig({ name: 'admin', token: api.adminToken })
+      const found = await runKubectl(api, ['get', 'clusterrolebindings', '-l', 'feast.dev/name=prod,feast.dev/namespace=team-a', '-o', 'jsonpath={.items[*].metadata.name} {.items[*].subjects[*].namespace}'], admin)
+      assert.equal(found.code, 0, found.stderr)
+      assert.equal(found.stdout, 'feast-authz:team-a:prod:token-review team-a')
+    } finally {
+      await api.close()
+    }
   })
 })

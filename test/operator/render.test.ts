@@ -162,7 +162,7 @@ describe('operator render: RBAC objects', () => {
       'Role/feast-sample-kubernetes-auth',
       'RoleBinding/feast-sample-kubernetes-auth',
       'ClusterRole/feast-authz-token-review',
-      'ClusterRoleBinding/feast-sample-kubernetes-auth-token-review',
+      'ClusterRoleBinding/feast-authz:feast:sample-kubernetes-auth:token-review',
       'Role/feast-writer',
       'Role/feast-reader'
     ])
@@ -232,7 +232,7 @@ describe('operator render: RBAC objects', () => {
 
   it('emits only the TokenReview ClusterRole and its binding for OIDC', () => {
     const { rbac } = renderFeatureStore(fixture('featurestore-oidc.yaml'), { secrets: secretFixture() })
-    assert.deepEqual(rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`), ['ClusterRole/feast-oidc-token-review', 'ClusterRoleBinding/feast-sample-oidc-auth-oidc-token-review'])
+    assert.deepEqual(rbac.map((o) => `${o.kind as string}/${(o.metadata as { name: string }).name}`), ['ClusterRole/feast-oidc-token-review', 'ClusterRoleBinding/feast-authz:feast:sample-oidc-auth:oidc-token-review'])
     assert.deepEqual((rbac[0] as { rules: unknown[] }).rules, [{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }])
   })
 

@@ -3,7 +3,7 @@ import https from 'node:https'
 import { after, afterEach, before, describe, test } from 'node:test'
 import { request } from '../../helpers/fake-kube-request.ts'
 import { eventually } from '../../helpers/eventually.ts'
-import { API_SERVER_AUDIENCE, FakeInvalidError, feastRole, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
+import { API_SERVER_AUDIENCE, clusterRoleBinding, FakeInvalidError, feastRole, roleBinding, serviceAccountIdentity, serviceAccountJwt, startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.ts'
 
 /** The first `count` lines of a watch stream, then the stream is closed. */
 async function watchLines (api: FakeKubeApi, path: string, count: number, waitMs = 300): Promise<any[]> {
@@ -374,6 +374,14 @@ describe('the fake Kubernetes API server is as strict as a real one', () => {
       assert.throws(() => api.putRoleBinding(roleBinding('feast', 'sa-bad', 'r', [{ kind: 'ServiceAccount', name: 'Not_A_Name' }])), /subjects\[0\]\.name: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain/)
       assert.throws(() => api.putRoleBinding({ metadata: { name: 'kindless', namespace: 'feast' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'Robot' as 'User', name: 'r2' }] }),
         /subjects\[0\]\.kind: Unsupported value: "Robot"/)
+    })
+
+    test('a ClusterRoleBinding\'s name is a path segment too: colons and any length are fine; ".", ".." and a name holding "%" are not', () => {
+      const review = (name: string): ReturnType<typeof clusterRoleBinding> => clusterRoleBinding(name, 'feast-authz-token-review', [{ kind: 'ServiceAccount', name: 'feast-prod', namespace: 'team-a' }])
+      assert.equal(api.putClusterRoleBinding(review(`feast-authz:${'n'.repeat(63)}:${'s'.repeat(63)}:oidc-token-review`)).metadata.name.length, 157)
+      for (const [name, message] of [['.', "may not be '.'"], ['..', "may not be '..'"], ['a%2Fb', "may not contain '%'"]]) {
+        assert.throws(() => api.putClusterRoleBinding(review(name!)), (error: unknown) => error instanceof FakeInvalidError && error.message.includes(`metadata.name: Invalid value: "${name!}": ${message!}`))
+      }
     })
 
     test('labels are validated as on every object: a value longer than 63 characters or a key that is not a qualified name is 422 Invalid', () => {
