@@ -80,10 +80,10 @@ const feastExtraRules = (): KubeObject[] => [
  * RBAC for `kubernetes` auth. By default the minimum feast-authz needs (docs/kubernetes.md):
  * a Role and RoleBinding `feast-<store>` reading the RoleBindings of the store's namespace,
  * the shared ClusterRole `feast-authz-token-review` (TokenReview create) bound by
- * `feast-authz:<namespace>:<store>:token-review`, and one Role per `roles` entry: the role names `Permission`
- * objects refer to, which users bind their service accounts to. Each holds the Feast marker
- * rule of its name (`feast.dev` `roles`, `resourceNames: [<role>]`, verb `assume`), so that
- * Kubernetes' escalation check stops anyone who does not hold it from binding it.
+ * `feast-authz:<namespace>:<store>:token-review`, and one Role per `roles` entry: the role
+ * names `Permission` objects refer to, which users bind their service accounts to. Each holds
+ * the Feast marker rule of its name (`feast.dev` `roles`, `resourceNames: [<role>]`, verb
+ * `assume`), so that Kubernetes' escalation check stops anyone who does not hold it from binding it.
  *
  * With `feastCompatible`, the Feast operator's objects instead (its five-rule Role and the
  * shared ClusterRole `feast-token-review-cluster-role` bound by `feast-<store>-cluster-binding`),
@@ -93,6 +93,7 @@ const feastExtraRules = (): KubeObject[] => [
  *
  * A Feast role named `feast-<other>` is the same object as the own Role of a store `<other>` in
  * the namespace, if there is one: this function sees one store only, and refuses `feast-<store>`.
+ * Throws {@link OptionError} for a store name or namespace the API server would refuse.
  */
 export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
   checkOptions(options, { feastCompatible: boolean() }, { owner: 'kubernetesRbac' })
@@ -146,7 +147,8 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
 /**
  * RBAC for `oidc` auth: TokenReview creation only, for service-account tokens the server
  * accepts beside provider tokens (spec 5.3): the shared ClusterRole `feast-oidc-token-review`
- * and the binding `feast-authz:<namespace>:<store>:oidc-token-review`.
+ * and the binding `feast-authz:<namespace>:<store>:oidc-token-review`. Throws
+ * {@link OptionError} for a store name or namespace the API server would refuse.
  */
 export function oidcRbac (store: string, namespace: string): KubeObject[] {
   checkStore('oidcRbac', store, namespace)
