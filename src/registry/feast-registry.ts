@@ -54,6 +54,18 @@ const REGISTRY_OPTION_RULES: OptionRules = {
 export type RefreshOutcome = 'updated' | 'unchanged' | 'rejected'
 
 /**
+ * The file as the last check found it, for health checks:
+ * - `current`: the version in force is the file's (or the file is still being written);
+ * - `unreadable`: the file could not be read or is not a serialized registry (gone, not a regular
+ *   file, too large, cut short): Feast's own server cannot list its projects then, and its
+ *   `/health` answers 503;
+ * - `refused`: the file reads, but this server refused it (a project missing, an invalid permission,
+ *   a project's permissions emptied): Feast would have taken it, and only a restart accepts it.
+ * The last good version stays in force in both failing states, until a reload succeeds.
+ */
+export type RegistryFileState = 'current' | 'unreadable' | 'refused'
+
+/**
  * A Feast registry file as a live source of permissions and resources. Serves the last good
  * version of the file; see `openFeastRegistry`.
  */
@@ -89,6 +101,8 @@ export interface FeastRegistry extends PermissionSource {
   pushTargets (pushSource: string, project?: string): ReadonlyArray<FeatureViewResource | LabelViewResource>
   /** Re-reads the file now (whether or not it looks changed). Never throws; failures are logged. */
   refresh (): Promise<RefreshOutcome>
+  /** Whether the last check could read the file and took it; see {@link RegistryFileState}. Costs nothing: it reads no file. */
+  fileState (): RegistryFileState
   /** Stops watching the file. */
   close (): void
 }
@@ -153,6 +167,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
   let digest = digestOf(first.bytes)
   let lastReadAt = Date.now()
   let reportedFailure: string | undefined
+  let fileState: RegistryFileState = 'current'
   let running: Promise<RefreshOutcome> | undefined
   let closed = false
   // Wrapped, so that one function watching twice is two watchers, each stopped on its own.
@@ -193,7 +208,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       }
       lastReadAt = Date.now()
       const nextDigest = await runSliced(digestSteps(bytes), RELOAD_SLICE_MS)
-      if (nextDigest === digest) { signature = seen; return 'unchanged' }
+      if (nextDigest === digest) { signature = seen; fileState = 'current'; reportedFailure = undefined; return 'unchanged' }
       // Decoded and indexed in slices: requests keep being served with the version in force meanwhile.
       const next = await runSliced(loadSteps(bytes, path, home, { previous: current, guarded }, limits), RELOAD_SLICE_MS)
       current = next
@@ -201,6 +216,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       signature = seen
       digest = nextDigest
       reportedFailure = undefined
+      fileState = 'current'
       log('info', { registry: path, versionId: next.versionId, permissions: next.permissions.length }, 'feast-authz: registry reloaded')
       const projects = projectsOf(next)
       for (const watcher of watchers) tell(watcher, projects)
@@ -208,6 +224,8 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
     } catch (error) {
       const reason = error instanceof ConfigError ? error.message : `${path}: ${describeReadError(error)}`
       const failure = `${reason}`
+      // What Feast's list_projects fails on (a read, a parse) is unreadable; our own refusals of a file that reads are not.
+      fileState = error instanceof ConfigError && !(error.cause instanceof RegistryDecodeError) ? 'refused' : 'unreadable'
       // Once per distinct problem: a broken file checked every second must not flood the log.
       if (failure !== reportedFailure) {
         reportedFailure = failure
@@ -259,6 +277,7 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
       return found === undefined ? [] : pushTargets(found, pushSource)
     },
     refresh: async () => await check(true),
+    fileState: () => fileState,
     close: () => {
       closed = true
       watchers.clear()

@@ -3,7 +3,7 @@ import { namesFeastRegistry, readRegistrySetting } from './config.ts'
 import { openFeastRegistry, type FeastRegistry, type FeastRegistryOptions } from './feast-registry.ts'
 
 export { DEFAULT_CACHE_TTL_SECONDS, readRegistrySetting, readRegistryYamlFile, type RegistrySetting } from './config.ts'
-export { loadRegistryFile, openFeastRegistry, UNKNOWN_PROJECT_PERMISSIONS, type FeastRegistry, type FeastRegistryOptions, type RefreshOutcome } from './feast-registry.ts'
+export { loadRegistryFile, openFeastRegistry, UNKNOWN_PROJECT_PERMISSIONS, type FeastRegistry, type FeastRegistryOptions, type RefreshOutcome, type RegistryFileState } from './feast-registry.ts'
 export type { ProjectPermission } from './permissions.ts'
 export type {
   DataSourceResource, EntityResource, FeatureServiceResource, FeatureViewProjection, FeatureViewResource, FeatureViewType, LabelViewResource,

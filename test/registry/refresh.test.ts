@@ -320,6 +320,64 @@ describe('a registry replaced while serving', () => {
   })
 })
 
+describe('the state of the file, for health checks', () => {
+  it('is current at startup and after a reload that takes the new file', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path)
+    assert.equal(registry.fileState(), 'current')
+    replaceFile(path, registryBytes({ permissions: { demo: [WRITERS] }, versionId: 'next' }))
+    assert.equal(await registry.refresh(), 'updated')
+    assert.equal(registry.fileState(), 'current')
+  })
+
+  it('is unreadable while the file is gone, and current again when the same file is back', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const bytes = readFileSync(path)
+    const registry = open(path)
+    rmSync(path)
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.fileState(), 'unreadable')
+    replaceFile(path, bytes)
+    assert.equal(await registry.refresh(), 'unchanged')
+    assert.equal(registry.fileState(), 'current')
+  })
+
+  it('is unreadable when the file is not a serialized registry, the last good version still in force', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path)
+    replaceFile(path, Buffer.from([0x0a, 0xff, 0xff]))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.fileState(), 'unreadable')
+    assert.deepEqual(registry.permissionsFor(), [READERS])
+  })
+
+  it('stays unreadable on a later check of the same broken file, which is not read again', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path, undefined, { pollIntervalMs: 25 })
+    replaceFile(path, Buffer.from([0x0a, 0xff, 0xff]))
+    for (let i = 0; i < 400 && registry.fileState() === 'current'; i++) await delay(25)
+    assert.equal(registry.fileState(), 'unreadable')
+    await delay(100)
+    assert.equal(registry.fileState(), 'unreadable')
+  })
+
+  it('is refused, not unreadable, when a file that reads would empty a project\'s permissions', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path)
+    replaceFile(path, registryBytes({ permissions: {}, versionId: 'emptied' }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.fileState(), 'refused')
+  })
+
+  it('is refused when the file no longer has the server\'s project', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path)
+    replaceFile(path, registryBytes({ projects: ['elsewhere'], permissions: {} }))
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.fileState(), 'refused')
+  })
+})
+
 describe('the UI sample registry as a live source', () => {
   it('loads from the fixtures kept in the repository', () => {
     assert.ok(readFileSync(SAMPLE_REGISTRY).length > 0)
