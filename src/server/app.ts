@@ -11,6 +11,7 @@ import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 import { HttpError } from './http-error.ts'
+import { registerHealthRoute } from './health-route.ts'
 import { addFeastBooleanKeyword } from './feast-boolean.ts'
 import { acceptJsonBodiesOnly } from './json-body.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
@@ -46,7 +47,7 @@ export interface ReferenceServerOptions extends AuthzOptions {
 
 /**
  * Builds the reference feature server (not listening yet): Feast's online routes behind the
- * feast-authz plugin, and a public `GET /health`.
+ * feast-authz plugin, and a public `GET /health` (503 while the Feast registry file cannot be read).
  *
  * @example
  * ```ts
@@ -117,7 +118,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     const catalog: FeatureCatalog = feast !== undefined
       ? catalogFromFeastRegistry(feast)
       : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(authz.config), logger)
-    app.get('/health', { config: { feastAuthz: { public: true } } }, async () => ({ status: 'ok' }))
+    registerHealthRoute(app, feast)
     const scopeOf = storeScopes(catalog, storeOptions)
     registerOnlineRoutes(app, scopeOf, limits)
     registerRegistryRoutes(app, scopeOf)

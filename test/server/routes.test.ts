@@ -65,10 +65,11 @@ const PUSH = { push_source_name: 'driver_stats_push', to: 'online', df: { driver
 const WRITE = { feature_view_name: 'driver_hourly_stats', df: { driver_id: [1600], conv_rate: [0.33], acc_rate: [0.5] } }
 
 describe('GET /health', () => {
-  test('is open: 200 without a token', async () => {
+  test('is open: 200 without a token, a YAML registry read at startup being current', async () => {
     const reply = await get('/health')
     assert.equal(reply.status, 200)
-    assert.deepEqual(reply.body, { status: 'ok' })
+    assert.equal(reply.body.status, 'ok')
+    assert.equal(reply.body.registry, 'current')
   })
 })
 
