@@ -59,8 +59,9 @@ export type RefreshOutcome = 'updated' | 'unchanged' | 'rejected'
  * - `unreadable`: the file could not be read or is not a serialized registry (gone, not a regular
  *   file, too large, cut short): Feast's own server cannot list its projects then, and its
  *   `/health` answers 503;
- * - `refused`: the file reads, but this server refused it (a project missing, an invalid permission,
- *   a project's permissions emptied): Feast would have taken it, and only a restart accepts it.
+ * - `refused`: the file reads, but this server refused it (empty, which Python's protobuf reads as an
+ *   empty registry; a project missing, an invalid permission, a project's permissions emptied):
+ *   Feast would have taken it, and only a restart accepts it.
  * The last good version stays in force in both failing states, until a reload succeeds.
  */
 export type RegistryFileState = 'current' | 'unreadable' | 'refused'

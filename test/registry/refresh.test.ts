@@ -369,6 +369,14 @@ describe('the state of the file, for health checks', () => {
     assert.equal(registry.fileState(), 'refused')
   })
 
+  it('is refused, not unreadable, when the file is emptied, which Feast reads as an empty registry', async () => {
+    const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
+    const registry = open(path)
+    replaceFile(path, '')
+    assert.equal(await registry.refresh(), 'rejected')
+    assert.equal(registry.fileState(), 'refused')
+  })
+
   it('is refused when the file no longer has the server\'s project', async () => {
     const path = registryFile(registryBytes({ permissions: { demo: [READERS] } }))
     const registry = open(path)
