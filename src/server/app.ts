@@ -155,7 +155,7 @@ function emptyRegistry (project: string, logger: AuthLogger): FeatureCatalog {
 }
 
 function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is FeastRegistry {
-  return hasMethods(registry, ['permissionsFor', 'projectView', 'featureView', 'resource', 'pushTargets', 'hasProject'])
+  return hasMethods(registry, ['permissionsFor', 'projectView', 'featureView', 'resource', 'pushTargets', 'hasProject', 'fileState'])
 }
 
 function isCatalog (registry: unknown): registry is FeatureCatalog {

@@ -36,6 +36,11 @@ describe('reference server options', () => {
     await assert.rejects(build({ registry: { featureViews: () => [] } }), { name: 'OptionError', option: 'registry', message: /got an object that is neither$/ })
   })
 
+  test('a Feast registry look-alike without fileState, which GET /health asks, is refused at startup rather than failing there', async () => {
+    const lookAlike = Object.fromEntries(['permissionsFor', 'projectView', 'featureView', 'resource', 'pushTargets', 'hasProject'].map((name) => [name, () => undefined]))
+    await assert.rejects(build({ registry: lookAlike }), { name: 'OptionError', option: 'registry', message: /got an object that is neither$/ })
+  })
+
   test('a pinoLogger that is not a logger is refused with the option named', async () => {
     await assert.rejects(build({ pinoLogger: { info () {} } }), {
       name: 'OptionError',
