@@ -1,10 +1,10 @@
 /** apimachinery IsDNS1123Label: a namespace's name (at most 63 characters, checked apart). */
-export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 /** apimachinery IsDNS1123Subdomain: the name of most objects (a FeatureStore's, a Secret's...). */
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 
 /** Longest namespace name, and longest label value (the store's name is the label `feast.dev/name`). */
-export const MAX_NAME_LABEL = 63
+const MAX_NAME_LABEL = 63
 
 /** A namespace's name as the API server accepts it. */
 export function isNamespaceName (value: unknown): value is string {

@@ -72,6 +72,15 @@ describe('GET /health of the reference server', () => {
     assert.equal(reply.body.registry, 'current')
   })
 
+  test('keeps answering 200 for a registry file it refuses but Feast would read (emptied), saying refused in the body', async () => {
+    const { app, store, health } = await serve()
+    replaceFile(store.registry, '')
+    assert.equal(await registryOf(app).refresh(), 'rejected')
+    const reply = await health()
+    assert.equal(reply.status, 200)
+    assert.deepEqual([reply.body.status, reply.body.registry], ['ok', 'refused'])
+  })
+
   test('notices a removed registry file by itself, with no refresh call', async () => {
     const { store, health } = await serve()
     rmSync(store.registry)
