@@ -64,7 +64,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     }
   }, async (request, reply) => {
     const { store, target } = readWork(request)
-    const answer = readFeatures(target, store, limits)
+    const answer = readFeatures(target, store(request), limits)
     // Entity and feature values beyond 2^53 are BigInts, answered as the integers they are. (A
     // serializer of one's own leaves the content type to be set.)
     void reply.type('application/json; charset=utf-8').serializer(exactJson)
@@ -100,7 +100,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     const batches = views.map((view) => ({ view, rows: rowsFor(view, df) }))
     // No offline store here: offline pushes are checked and validated, then dropped. Every view
     // the source feeds is written or none is (a full store refuses the whole push).
-    if (to !== 'offline') store.writeAll(batches)
+    if (to !== 'offline') store(request).writeAll(batches)
     return { push_source_name: input.push_source_name, to, feature_views: views.map((view) => view.name), rows: batches[0]?.rows.length ?? 0 }
   })
 
@@ -127,7 +127,7 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
     }
   }, async (request) => {
     const { store, df, view } = writeWork(request)
-    const rows = store.write(view, rowsFor(view, df))
+    const rows = store(request).write(view, rowsFor(view, df))
     return { feature_view_name: view.name, rows }
   })
 
@@ -169,8 +169,10 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
         return await materializePermission.call(this, request, reply)
       }
     }, async (request, reply) => {
-      const { runAsync, views } = materializeWork(request)
+      const { runAsync, views, store } = materializeWork(request)
       checkMaterializable(views)
+      // Materializing fills the project's store: one whose sample rows cannot fit is a 507 here too.
+      store(request)
       const names = views.map((view) => view.name)
       // Feast's `?async=true` answer. Nothing runs in the background here (nothing is copied), so
       // no view is ever left MATERIALIZING and Feast's 409 for a second run cannot happen.

@@ -2,14 +2,17 @@
  * A request's project (`?project=`), over HTTP: another project's online store is filled on its
  * first request, from a custom catalog's sample rows; rows that do not fit the bound are a 507
  * naming the project and the bound (never a 500), said once in the log, and served once the
- * registry gives rows that fit.
+ * registry gives rows that fit. The store is met only after the permission check, and only by
+ * routes that use it.
  */
 import assert from 'node:assert/strict'
-import { describe, test, type TestContext } from 'node:test'
-import { buildReferenceServer } from '../../src/server/app.ts'
+import { after, before, describe, test, type TestContext } from 'node:test'
+import { permission, roleBasedPolicy } from '../../src/permissions/index.ts'
+import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
 import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../src/server/catalog.ts'
 import { captureLogs, type CapturedLogs } from '../helpers/logs.ts'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 
 // A row of a ten-character value counts 343 bytes: three take 1,029, over a bound of 1,000.
 const BOUND = 1000
@@ -28,7 +31,7 @@ interface TwoProjects {
   reload: (ids: readonly number[]) => void
 }
 
-async function serveTwoProjects (t: TestContext, otherIds: readonly number[]): Promise<TwoProjects> {
+async function serveTwoProjects (t: TestContext, otherIds: readonly number[], auth: Pick<ReferenceServerOptions, 'config' | 'permissions'> = {}): Promise<TwoProjects> {
   const home = catalogWithRows('home', [])
   let fills = 0
   const counted = (catalog: FeatureCatalog): FeatureCatalog => ({
@@ -39,6 +42,7 @@ async function serveTwoProjects (t: TestContext, otherIds: readonly number[]): P
   const logs = captureLogs()
   const app = await buildReferenceServer({
     config: { project: 'home', auth: { type: 'no_auth' } },
+    ...auth,
     pinoLogger: logs.logger,
     onlineStoreMaxBytes: BOUND,
     registry: { ...home, forProject: (name) => name === 'other' ? other : undefined }
@@ -50,12 +54,14 @@ async function serveTwoProjects (t: TestContext, otherIds: readonly number[]): P
 
 const READ = { features: ['stats:f'], entities: { id: [2] } }
 
-async function read (url: string, project: string): Promise<{ status: number, body: any }> {
-  const response = await fetch(`${url}/get-online-features?project=${project}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(READ)
-  })
+async function call (url: string, method: 'GET' | 'POST', path: string, body?: unknown, token?: string): Promise<{ status: number, body: any }> {
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' }
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
   return { status: response.status, body: await response.json() }
 }
+
+const read = async (url: string, project: string, token?: string) => await call(url, 'POST', `/get-online-features?project=${project}`, READ, token)
 
 const OVER_BOUND = 'the registry\'s sample rows of project "other" take 1,029 bytes in the online store, over its bound of 1,000 ' +
   '(the reference server\'s onlineStoreMaxBytes or feast-authz serve --online-store-max-bytes; '
@@ -114,5 +120,53 @@ describe('another project\'s sample rows within the bound', () => {
     const filled = server.fills()
     assert.equal((await read(server.url, 'other')).status, 200)
     assert.equal(server.fills(), filled)
+  })
+})
+
+describe('another project\'s store over the bound, met only by routes that use it, after the permission check', () => {
+  let provider: TestProvider
+  before(async () => { provider = await startOidcProvider() })
+  after(async () => { await provider.close() })
+
+  /** `other` readable only by the role `other-reader`; `home` by `home-reader`. */
+  const withOidc = (): Pick<ReferenceServerOptions, 'config' | 'permissions'> => ({
+    config: { project: 'home', auth: { type: 'oidc', auth_discovery_url: provider.discoveryUrl, client_id: provider.clientId } },
+    permissions: {
+      permissionsFor: (project) => [permission({
+        name: `${project ?? 'home'}-readers`,
+        types: ['FeatureView'],
+        actions: ['READ_ONLINE', 'DESCRIBE', 'WRITE_ONLINE'],
+        policy: roleBasedPolicy([`${project ?? 'home'}-reader`])
+      })]
+    }
+  })
+  const tokenWith = async (roles: string[]): Promise<string> =>
+    await provider.issue({ preferred_username: 'pat', resource_access: { [provider.clientId]: { roles } } })
+
+  test('a caller that project\'s permissions refuse gets a 403, not the 507 of its store', async (t) => {
+    const server = await serveTwoProjects(t, [1, 2, 3], withOidc())
+    const reply = await read(server.url, 'other', await tokenWith(['home-reader']))
+    assert.equal(reply.status, 403, JSON.stringify(reply.body))
+    assert.equal(server.fills(), 0, 'the store of a project the caller may not act on is not built')
+  })
+
+  test('a caller that project\'s permissions allow gets its 507', async (t) => {
+    const server = await serveTwoProjects(t, [1, 2, 3], withOidc())
+    const reply = await read(server.url, 'other', await tokenWith(['other-reader']))
+    assert.equal(reply.status, 507, JSON.stringify(reply.body))
+  })
+
+  test('its feature views are listed, and no store is built for the listing', async (t) => {
+    const server = await serveTwoProjects(t, [1, 2, 3])
+    const reply = await call(server.url, 'GET', '/api/v1/feature_views?project=other')
+    assert.equal(reply.status, 200, JSON.stringify(reply.body))
+    assert.deepEqual(reply.body.featureViews.map((view: { spec: { name: string } }) => view.spec.name), ['stats'])
+    assert.equal(server.fills(), 0)
+  })
+
+  test('materializing it is a 507, as the store it would fill cannot hold its rows', async (t) => {
+    const server = await serveTwoProjects(t, [1, 2, 3])
+    const reply = await call(server.url, 'POST', '/materialize?project=other', { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' })
+    assert.equal(reply.status, 507, JSON.stringify(reply.body))
   })
 })
