@@ -6,7 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 // Only what a user of the package imports: this file is the worked example of the plugin.
-import { ConfigError, feastAuthz, OptionError, readFeatureStoreFile, type AuthLogger, type AuthzOptions } from '../index.ts'
+import { ConfigError, feastAuthz, OptionError, readFeatureStoreFile, type AuthLogger, type AuthzOptions, type FeastAuthzOptions } from '../index.ts'
 import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts'
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
@@ -21,8 +21,12 @@ import { DEFAULT_MAX_BYTES, SampleRowsOverBound, type OnlineStoreOptions } from 
 import { DEFAULT_MAX_ANSWERED_VALUES } from './online-read.ts'
 import { registerRegistryRoutes } from './registry-routes.ts'
 
-/** Options of {@link buildReferenceServer}: the plugin's {@link AuthzOptions}, plus what to serve. */
-export interface ReferenceServerOptions extends AuthzOptions {
+/**
+ * Options of {@link buildReferenceServer}: the plugin's {@link FeastAuthzOptions}, plus what to
+ * serve. The plugin's `healthRoute` (the identity source's readiness) takes a path of its own:
+ * the server's `GET /health` answers the registry's state.
+ */
+export interface ReferenceServerOptions extends FeastAuthzOptions {
   /**
    * Feature views, services and sample rows, or a Feast registry (`openFeastRegistry`): its
    * feature views are served (values absent) and its permissions enforced unless `permissions`
@@ -63,6 +67,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   // every read. (Fastify checks `bodyLimit` and the plugin its own options.)
   if (givenRegistry !== undefined && !isFeastRegistry(givenRegistry) && !isCatalog(givenRegistry)) {
     throw new OptionError(`buildReferenceServer: registry must be a Feast registry opened with openFeastRegistry (a path goes in feature_store.yaml's \`registry\`), or a FeatureCatalog, got ${typeof givenRegistry === 'string' ? JSON.stringify(givenRegistry) : 'an object that is neither'}`, { option: 'registry' })
+  }
+  if (authz.healthRoute !== undefined && (SERVER_GET_ROUTES as readonly string[]).includes(authz.healthRoute)) {
+    throw new OptionError(`buildReferenceServer: healthRoute ${JSON.stringify(authz.healthRoute)} is a route of the reference server (GET /health says the registry's state, as Feast's does); give the identity source's readiness another path, such as "/ready"`, { option: 'healthRoute' })
   }
   if (pinoLogger !== undefined && !hasMethods(pinoLogger, PINO_METHODS)) {
     throw new OptionError(`buildReferenceServer: pinoLogger must be a pino logger (createLogger()), with the methods ${PINO_METHODS.join(', ')}`, { option: 'pinoLogger' })
@@ -118,7 +125,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     const catalog: FeatureCatalog = feast !== undefined
       ? catalogFromFeastRegistry(feast)
       : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(authz.config), logger)
-    registerHealthRoute(app, feast)
+    // Permissions from another Feast registry than the one served: /health reads both.
+    const permissionRegistry = isFeastRegistry(authz.permissions) && authz.permissions !== feast ? authz.permissions : undefined
+    registerHealthRoute(app, [feast, permissionRegistry].filter((registry) => registry !== undefined))
     const scopeOf = storeScopes(catalog, storeOptions)
     registerOnlineRoutes(app, scopeOf, limits)
     registerRegistryRoutes(app, scopeOf)
@@ -133,6 +142,9 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
 }
 
 const OWNER = 'buildReferenceServer'
+
+/** The server's own GET routes, which the plugin's `healthRoute` cannot take. */
+const SERVER_GET_ROUTES = ['/health', '/api/v1/feature_views'] as const
 
 /** The projects' scopes, the server's own store filled now: sample rows that do not fit are said in this function's words. */
 function storeScopes (catalog: FeatureCatalog, storeOptions: OnlineStoreOptions): ReturnType<typeof createProjectScopes> {
@@ -154,7 +166,7 @@ function emptyRegistry (project: string, logger: AuthLogger): FeatureCatalog {
   return emptyCatalog(project)
 }
 
-function isFeastRegistry (registry: FeatureCatalog | FeastRegistry): registry is FeastRegistry {
+function isFeastRegistry (registry: unknown): registry is FeastRegistry {
   return hasMethods(registry, ['permissionsFor', 'projectView', 'featureView', 'resource', 'pushTargets', 'hasProject', 'fileState'])
 }
 

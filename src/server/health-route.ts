@@ -20,13 +20,15 @@ interface HealthBody {
 }
 
 /**
- * Registers the public `GET /health`. `registry` is the Feast registry served, if any: a catalog
- * read once at startup is always `current`. A refused file (read, but not taken) stays a 200: the
- * version in force is served, and a liveness restart would accept the file this server refused.
+ * Registers the public `GET /health`. `registries` are the Feast registries the server reads (the
+ * one served, and the one its permissions come from when that is another); a catalog read once at
+ * startup is always `current`. The worst state of them is said: a permission registry that cannot
+ * be read is as much an outage as a served one. A refused file (read, but not taken) stays a 200:
+ * the version in force is served, and a liveness restart would accept the file this server refused.
  */
-export function registerHealthRoute (app: FastifyInstance, registry: FeastRegistry | undefined): void {
+export function registerHealthRoute (app: FastifyInstance, registries: readonly FeastRegistry[]): void {
   app.get('/health', { config: { feastAuthz: { public: true } } }, async (_request, reply) => {
-    const state = registry?.fileState() ?? 'current'
+    const state = worstState(registries)
     const body: HealthBody = {
       status: state === 'unreadable' ? 'unavailable' : 'ok',
       registry: state,
@@ -34,4 +36,15 @@ export function registerHealthRoute (app: FastifyInstance, registry: FeastRegist
     }
     return await reply.code(state === 'unreadable' ? 503 : 200).send(body)
   })
+}
+
+const SEVERITY: Readonly<Record<RegistryFileState, number>> = { current: 0, refused: 1, unreadable: 2 }
+
+function worstState (registries: readonly FeastRegistry[]): RegistryFileState {
+  let worst: RegistryFileState = 'current'
+  for (const registry of registries) {
+    const state = registry.fileState()
+    if (SEVERITY[state] > SEVERITY[worst]) worst = state
+  }
+  return worst
 }

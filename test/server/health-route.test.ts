@@ -6,7 +6,10 @@ import assert from 'node:assert/strict'
 import { readFileSync, rmSync } from 'node:fs'
 import { after, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { OptionError } from '../../src/base/errors.ts'
+import { openFeastRegistry } from '../../src/registry/index.ts'
 import { buildReferenceServer } from '../../src/server/app.ts'
+import { emptyCatalog } from '../../src/server/catalog.ts'
 import { closedPort } from '../helpers/listen.ts'
 import { replaceFile } from '../helpers/registry-builder.ts'
 import { RELOAD_WAIT, storeDir, type StoreDir } from '../helpers/registry-wiring.ts'
@@ -22,7 +25,10 @@ interface Served { readonly app: FastifyInstance, readonly store: StoreDir, heal
 async function serve (auth: Record<string, unknown> = { type: 'no_auth' }): Promise<Served> {
   const store = storeDir(auth)
   cleanups.push(() => { store.cleanup() })
-  const app = await buildReferenceServer({ config: store.config })
+  return await listening(await buildReferenceServer({ config: store.config }), store)
+}
+
+async function listening (app: FastifyInstance, store: StoreDir): Promise<Served> {
   cleanups.push(async () => { await app.close() })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
   return {
@@ -110,4 +116,55 @@ describe('GET /health of the reference server', () => {
       assert.equal(reply.text.includes(secret), false, `the body carries ${secret}`)
     }
   })
+})
+
+describe('GET /health with a YAML registry served and the permissions from a Feast registry', () => {
+  /** A server of an empty catalog of `demo`, its permissions from the Feast registry file of a store directory. */
+  async function serveWithPermissionRegistry (): Promise<Served & { readonly permissions: ReturnType<typeof openFeastRegistry> }> {
+    const store = storeDir({ type: 'no_auth' })
+    cleanups.push(() => { store.cleanup() })
+    const permissions = openFeastRegistry({ path: store.registry, project: 'demo' })
+    cleanups.push(() => { permissions.close() })
+    const served = await listening(await buildReferenceServer({ config: { project: 'demo', auth: { type: 'no_auth' } }, registry: emptyCatalog('demo'), permissions }), store)
+    return { ...served, permissions }
+  }
+
+  test('answers 200 while the permissions\' registry file reads', async () => {
+    const { health } = await serveWithPermissionRegistry()
+    const reply = await health()
+    assert.equal(reply.status, 200)
+    assert.equal(reply.body.registry, 'current')
+  })
+
+  test('answers 503 once the permissions\' registry file cannot be read, as the permissions in force are then stale', async () => {
+    const { store, permissions, health } = await serveWithPermissionRegistry()
+    rmSync(store.registry)
+    assert.equal(await permissions.refresh(), 'rejected')
+    const reply = await health()
+    assert.equal(reply.status, 503)
+    assert.deepEqual([reply.body.status, reply.body.registry], ['unavailable', 'unreadable'])
+  })
+})
+
+describe('the plugin\'s healthRoute on the reference server', () => {
+  test('answers the identity source\'s readiness on its own path, beside GET /health', async () => {
+    const store = storeDir({ type: 'no_auth' })
+    cleanups.push(() => { store.cleanup() })
+    const { app, health } = await listening(await buildReferenceServer({ config: store.config, healthRoute: '/ready' }), store)
+    const ready = await app.inject({ method: 'GET', url: '/ready' })
+    assert.equal(ready.statusCode, 200)
+    assert.deepEqual(ready.json(), { ready: true, type: 'no_auth' })
+    assert.equal((await health()).body.registry, 'current')
+  })
+
+  for (const path of ['/health', '/api/v1/feature_views']) {
+    test(`is refused at ${path}, a route of the server's own, with an OptionError naming healthRoute`, async () => {
+      await assert.rejects(buildReferenceServer({ config: { project: 'demo', auth: { type: 'no_auth' } }, healthRoute: path }), (error: unknown) => {
+        assert.ok(error instanceof OptionError, String(error))
+        assert.equal(error.option, 'healthRoute')
+        assert.match(error.message, /is a route of the reference server .* another path, such as "\/ready"/)
+        return true
+      })
+    })
+  }
 })
