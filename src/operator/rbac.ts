@@ -135,8 +135,11 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
     {
       apiVersion: RBAC,
       kind: 'ClusterRoleBinding',
-      // The Feast operator's name, for its object: it clashes across namespaces as Feast's does (docs/operator.md).
-      metadata: { name: feast ? `${name}-cluster-binding` : clusterBindingName(store, namespace, 'token-review'), labels: labels(store, namespace) },
+      // The Feast operator's name, for its object: it clashes across namespaces as Feast's does
+      // (docs/operator.md), so it carries no namespace label, which would name whichever store was applied last.
+      metadata: feast
+        ? { name: `${name}-cluster-binding`, labels: labels(store) }
+        : { name: clusterBindingName(store, namespace, 'token-review'), labels: labels(store, namespace) },
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },

@@ -194,6 +194,12 @@ describe('the cluster-scoped names of the rendered RBAC', () => {
     assert.deepEqual(b, a)
   })
 
+  test('feastCompatible\'s shared binding carries no namespace label, which would name whichever store was applied last', () => {
+    const binding = kubernetesRbac('prod', 'team-a', [], { feastCompatible: true }).find((object) => object.kind === 'ClusterRoleBinding') as Manifest
+    assert.equal(binding.metadata.labels['feast.dev/name'], 'prod')
+    assert.equal('feast.dev/namespace' in binding.metadata.labels, false)
+  })
+
   test('the longest namespace and store names give objects the API server\'s validation accepts, binding names of 157 characters', async () => {
     const [namespace, store] = [`n${'-'.repeat(61)}n`, `${'a'.repeat(31)}.${'b'.repeat(31)}`]
     const api = await startFakeKubeApi({ authorizer: 'rbac' })
