@@ -144,7 +144,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
 const OWNER = 'buildReferenceServer'
 
 /** The server's own GET routes, which the plugin's `healthRoute` cannot take. */
-const SERVER_GET_ROUTES = ['/health', '/api/v1/feature_views'] as const
+export const SERVER_GET_ROUTES = ['/health', '/api/v1/feature_views'] as const
 
 /** The projects' scopes, the server's own store filled now: sample rows that do not fit are said in this function's words. */
 function storeScopes (catalog: FeatureCatalog, storeOptions: OnlineStoreOptions): ReturnType<typeof createProjectScopes> {

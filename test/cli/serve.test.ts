@@ -76,6 +76,28 @@ describe('feast-authz serve', () => {
     assert.match(stderr, /Run `feast-authz serve --help` for the options/)
   })
 
+  test('--health-route adds a public route answering the identity source\'s readiness, beside /health', async () => {
+    await whileServing(['--health-route', '/ready'], async (url) => {
+      const ready = await fetch(`${url}/ready`)
+      assert.equal(ready.status, 200)
+      assert.deepEqual(await ready.json(), { ready: true, type: 'no_auth' })
+      assert.equal(((await (await fetch(`${url}/health`)).json()) as { registry: string }).registry, 'current')
+    })
+  })
+
+  test('a --health-route that is no path, or a route of the server, exits 2 before anything starts, saying why', async () => {
+    const cases = [
+      ['ready', /^feast-authz serve: --health-route must be a path starting with \/, such as \/ready, got "ready"\n/],
+      ['/health', /^feast-authz serve: --health-route "\/health" is a route of the server \(GET \/health says the registry's state\); give the identity source's readiness another path, such as \/ready\n/],
+      ['/api/v1/feature_views', /^feast-authz serve: --health-route "\/api\/v1\/feature_views" is a route of the server/]
+    ] as const
+    for (const [path, expected] of cases) {
+      const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--health-route', path])
+      assert.equal(code, 2, path)
+      assert.match(stderr, expected)
+    }
+  })
+
   test('--max-answered-values reaches the server: a read past it is a 422 naming the flag', async () => {
     await whileServing(['--max-answered-values', '4'], async (url) => {
       assert.equal((await readConvRate(url, [1001, 1002])).status, 200)

@@ -6,7 +6,7 @@ import { quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { isCatalogYamlPath } from '../../registry/config.ts'
-import { buildReferenceServer } from '../../server/app.ts'
+import { buildReferenceServer, SERVER_GET_ROUTES } from '../../server/app.ts'
 import { DEFAULT_MAX_ANSWERED_VALUES } from '../../server/online-read.ts'
 import { DEFAULT_MAX_BYTES, SampleRowsOverBound, sampleRowsOverBound } from '../../server/online-store.ts'
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
@@ -19,7 +19,7 @@ import { usageLines } from '../help-text.ts'
 const HELP = `${usageLines('serve', [
   '[--config <feature_store.yaml>]', '[--permissions <permissions.yaml>]', '[--registry <registry.yaml|registry.db>]',
   '[--host <host>]', '[--port <port>]', '[--log-level <level>]',
-  '[--online-store-max-bytes <bytes>]', '[--max-answered-values <values>]'
+  '[--online-store-max-bytes <bytes>]', '[--max-answered-values <values>]', '[--health-route <path>]'
 ])}
 
 Runs the reference feature server (Feast's online routes, in-memory store) with the
@@ -34,6 +34,10 @@ Without --permissions and without a Feast registry, every authenticated caller i
 its rows (a write past it is a 507; the registry's sample rows must fit);
 --max-answered-values bounds the values (rows x columns) of one get-online-features
 answer (a 422 past it).
+GET /health answers the registry's state, as Feast's does (503 while the registry file
+cannot be read). --health-route adds a public GET route at <path> (e.g. /ready) answering
+whether the identity source is ready: 200, or 503 while the OIDC keys or the RoleBinding
+informer are not loaded (a readiness or startup probe; never a liveness probe).
 Defaults: --config FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml; --host 127.0.0.1,
 --port 6566, --log-level info, --online-store-max-bytes ${DEFAULT_MAX_BYTES} (64 MiB),
 --max-answered-values ${DEFAULT_MAX_ANSWERED_VALUES}. Stops on Ctrl-C / SIGTERM.
@@ -48,6 +52,7 @@ export const run: CliCommand = async (argv, io) => {
   let port: number
   let config: string | undefined
   let limits: { onlineStoreMaxBytes?: number, maxAnsweredValues?: number }
+  let healthRoute: { healthRoute?: string }
   try {
     ({ values } = parseCommandArgs(argv, {
       config: { type: 'string' },
@@ -58,6 +63,7 @@ export const run: CliCommand = async (argv, io) => {
       'log-level': { type: 'string', default: 'info' },
       'online-store-max-bytes': { type: 'string' },
       'max-answered-values': { type: 'string' },
+      'health-route': { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
@@ -69,6 +75,7 @@ export const run: CliCommand = async (argv, io) => {
       ...bound(values['online-store-max-bytes'], 'online-store-max-bytes', 'bytes', DEFAULT_MAX_BYTES, 'onlineStoreMaxBytes'),
       ...bound(values['max-answered-values'], 'max-answered-values', 'values', DEFAULT_MAX_ANSWERED_VALUES, 'maxAnsweredValues')
     }
+    healthRoute = healthRouteFlag(values['health-route'])
     config = configArgument(values.config as string | undefined, io.env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
@@ -86,7 +93,8 @@ export const run: CliCommand = async (argv, io) => {
       pinoLogger: logger,
       ...(registry === undefined ? {} : { registry }),
       ...(values.permissions === undefined ? {} : { permissions: values.permissions as string }),
-      ...limits
+      ...limits,
+      ...healthRoute
     })
   } catch (error) {
     feast?.close()
@@ -130,6 +138,17 @@ function bound (text: string | boolean | undefined, flag: string, unit: string, 
   const value = positiveWholeNumber(String(text))
   if (value === undefined) throw new UsageError(`--${flag} must be a positive whole number of ${unit} (default ${fallback}), got ${quotedUnlessCredential(String(text))}`)
   return { [option]: value }
+}
+
+/** `--health-route` as the plugin's `healthRoute`: a path, and not one of the server's own GET routes. */
+function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: string } {
+  if (text === undefined) return {}
+  const path = String(text)
+  if (!path.startsWith('/')) throw new UsageError(`--health-route must be a path starting with /, such as /ready, got ${quotedUnlessCredential(path)}`)
+  if ((SERVER_GET_ROUTES as readonly string[]).includes(path)) {
+    throw new UsageError(`--health-route ${JSON.stringify(path)} is a route of the server (GET /health says the registry's state); give the identity source's readiness another path, such as /ready`)
+  }
+  return { healthRoute: path }
 }
 
 /**
