@@ -289,9 +289,12 @@ export function openFeastRegistry (options: FeastRegistryOptions): FeastRegistry
 
 /**
  * Reads, decodes and checks a registry file once (no watching): what `feast-authz registry show`
- * prints. Throws a ConfigError naming the file and the problem.
+ * prints. `project`, the server's, must be in it; without one, any project list but an empty one
+ * will do. Throws a ConfigError naming the file and the problem.
  */
-export function loadRegistryFile (path: string, project: string, maxBytes = DEFAULT_MAX_BYTES, maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES): RegistrySnapshot {
+export function loadRegistryFile (
+  path: string, project: string | undefined, maxBytes = DEFAULT_MAX_BYTES, maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES
+): RegistrySnapshot {
   checkOptions({ maxBytes, maxDecodedBytes }, LIMIT_RULES, { owner: 'loadRegistryFile' })
   return runToEnd(loadSteps(readStable(path, maxBytes).bytes, path, project, undefined, { maxDecodedBytes }))
 }
@@ -299,7 +302,7 @@ export function loadRegistryFile (path: string, project: string, maxBytes = DEFA
 function * loadSteps (
   bytes: Uint8Array,
   path: string,
-  home: string,
+  home: string | undefined,
   before: { readonly previous: RegistrySnapshot, readonly guarded: ReadonlyMap<string, number> } | undefined,
   limits: { maxDecodedBytes: number }
 ): Generator<void, RegistrySnapshot> {
@@ -315,7 +318,7 @@ function * loadSteps (
       : error instanceof RegistryDecodeError ? `not a serialized feast.core.Registry (${error.message})` : (error as Error).message
     throw new ConfigError(`cannot use the Feast registry: ${reason}`, { source: path }, error)
   }
-  if (!snapshot.projectNames.includes(home)) {
+  if (home === undefined ? snapshot.projectNames.length === 0 : !snapshot.projectNames.includes(home)) {
     const problem = legacy
       ? 'the registry has no project list, only the project_metadata of Feast older than 0.41; feast-authz does not read that (a current file cut short looks the same, see docs/registry.md): run `feast apply` with Feast 0.41 or newer, which writes the project list'
       : snapshot.projectNames.length === 0

@@ -26,11 +26,11 @@ describe('feast-authz registry show on a feature_store.yaml without `registry`',
   const dir = mkdtempSync(join(tmpdir(), 'feast-authz-registry-show-'))
   after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-  test('exits 2 saying which feature_store.yaml --config takes and what its registry setting looks like', async () => {
+  test('exits 2 saying which feature_store.yaml --config takes, what its registry setting looks like, and that --registry takes the file', async () => {
     const config = join(dir, 'feature_store.yaml')
     writeFileSync(config, 'project: credit_scoring\nauth:\n  type: no_auth\n')
     const { code, stdout, stderr } = await runInProcess(registry, ['show', '--config', config])
     assert.deepEqual([code, stdout], [2, ''])
-    assert.equal(stderr, `feast-authz registry: ${config}: has no \`registry\` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose \`registry\` names the file \`feast apply\` writes (registry: data/registry.db)\n`)
+    assert.equal(stderr, `feast-authz registry: ${config}: has no \`registry\` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose \`registry\` names the file \`feast apply\` writes (registry: data/registry.db); or give the file with --registry\n`)
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { promisify } from 'node:util'
@@ -8,6 +8,7 @@ import { groupBasedPolicy, permission, roleBasedPolicy } from '../../src/permiss
 import { everyKindRegistry, wire, writeFeastRegistry } from '../helpers/feast-registry-writer.ts'
 import { registryBytes, SAMPLE_REGISTRY, tempDir } from '../helpers/registry-builder.ts'
 import { terminalControls } from '../helpers/terminal.ts'
+import { runCli } from '../helpers/cli.ts'
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname
 const { dir, cleanup } = tempDir()
@@ -114,6 +115,63 @@ describe('feast-authz registry show', () => {
     const { code, stderr } = await cli('--config', sample)
     assert.equal(code, 2)
     assert.match(stderr, /missing subcommand: expected show/)
+  })
+})
+
+describe('feast-authz registry show --registry', () => {
+  // A folder without feature_store.yaml: --registry needs none.
+  const bare = join(dir, 'bare')
+  mkdirSync(bare)
+
+  it('shows a Feast registry file with no feature_store.yaml anywhere, every project, and no server project', async () => {
+    const { code, stdout, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY], { cwd: bare })
+    assert.equal(code, 0, stderr)
+    assert.match(stdout, /^Registry {2}.*ui-sample-registry\.db$/m)
+    assert.match(stdout, /^== Project credit_scoring_aws$/m)
+    assert.doesNotMatch(stdout, /^Project {3}/m)
+    assert.match(stdout, /^ {2}FeatureView +credit_history /m)
+  })
+
+  it('reads a relative path against the working directory', async () => {
+    writeFileSync(join(bare, 'registry.db'), readFileSync(SAMPLE_REGISTRY))
+    const { code, stdout } = await runCli(['registry', 'show', '--registry', 'registry.db'], { cwd: bare })
+    assert.equal(code, 0)
+    assert.match(stdout, new RegExp(`^Registry {2}${join(bare, 'registry.db').replace(/[.\\/]/g, '\\$&')}$`, 'm'))
+  })
+
+  it('leaves the server\'s project out of --json when no feature_store.yaml names one', async () => {
+    const { code, stdout } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--json'], { cwd: bare })
+    assert.equal(code, 0)
+    const shown = JSON.parse(stdout) as Record<string, unknown>
+    assert.equal('project' in shown, false)
+    assert.deepEqual((shown.projects as Array<{ name: string }>).map((project) => project.name), ['credit_scoring_aws'])
+  })
+
+  it('takes the server\'s project from the feature_store.yaml --config names, and marks it', async () => {
+    const config = store('registry-flag-home', 'project: credit_scoring_aws\n')
+    const { code, stdout } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })
+    assert.equal(code, 0)
+    assert.match(stdout, /^Project {3}credit_scoring_aws \(feature_store\.yaml\)$/m)
+    assert.match(stdout, /^== Project credit_scoring_aws \(the server's project\)$/m)
+  })
+
+  it('exits 2 when the project --config names is not in the file, naming both', async () => {
+    const config = store('registry-flag-other', 'project: fraud\n')
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })
+    assert.equal(code, 2)
+    assert.match(stderr, /ui-sample-registry\.db: cannot use the Feast registry: the registry has no project "fraud" \(it has "credit_scoring_aws"\)/)
+  })
+
+  it('exits 2 naming the path when the file is not there', async () => {
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', 'missing.db'], { cwd: bare })
+    assert.equal(code, 2)
+    assert.equal(stderr, `feast-authz registry: ${join(bare, 'missing.db')}: cannot read the Feast registry: file not found\n`)
+  })
+
+  it('exits 2 for the server\'s YAML registry, saying which file registry show reads', async () => {
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', store('yaml-registry', 'project: p\nfeature_views: []\n')], { cwd: bare })
+    assert.equal(code, 2)
+    assert.match(stderr, /yaml-registry\.yaml: is the reference server's YAML registry \(for `feast-authz serve`\), not a Feast registry file\. .* or --registry at the file\.\n$/)
   })
 })
 

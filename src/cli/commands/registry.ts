@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
@@ -11,52 +12,52 @@ import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 import { oneLine } from '../terminal-text.ts'
 
-const HELP = `${usageLines('registry show', ['[--config <feature_store.yaml>]', '[--project <name>]', '[--json]'])}
+const HELP = `${usageLines('registry show', ['[--config <feature_store.yaml>]', '[--registry <registry.db>]', '[--project <name>]', '[--json]'])}
 
-Reads the Feast registry file that feature_store.yaml names (\`registry\`) and prints its
-projects, resources (with tags) and permissions, as the server would enforce them.
+Reads a Feast registry file and prints its projects, resources (with tags) and
+permissions, as the server would enforce them: the file feature_store.yaml names
+(\`registry\`), or the one --registry gives.
 
   --config    the store's feature_store.yaml (its \`registry\` and \`project\` settings;
-              default: FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml)
+              default: FEATURE_STORE_YAML_BASE64, then ./feature_store.yaml; with
+              --registry, read only when given, for its \`project\`)
+  --registry  a Feast registry file (registry.db, as \`feast apply\` writes it), read
+              without a feature_store.yaml
   --project   show only this project (default: every project in the registry)
   --json      print JSON instead of tables
 
 Exit 0 when the registry loads, 2 when it cannot be used (the reason is on stderr).
 `
 
-const FEAST_REGISTRY_HINT = '`registry show` reads the binary registry file Feast writes (registry.db): run `feast apply` in your feature repository and point --config at that feature_store.yaml, whose `registry` names the file.'
+const FEAST_REGISTRY_HINT = '`registry show` reads the binary registry file Feast writes (registry.db): run `feast apply` in your feature repository and point --config at that feature_store.yaml, whose `registry` names the file, or --registry at the file.'
 
 const OPTIONS = {
   config: { type: 'string' },
+  registry: { type: 'string' },
   project: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
 export const run: CliCommand = async (argv, io) => {
-  let values: { project?: string | undefined, json?: boolean | undefined }
+  let values: { project?: string | undefined, json?: boolean | undefined, registry?: string | undefined }
   let config: string | undefined
   try {
     const parsed = parseCommandArgs(argv, OPTIONS, 1)
     values = parsed.values
     if (parsed.values.help === true) { io.stdout(HELP); return EXIT.ok }
     subcommand(parsed.positionals[0], ['show'])
-    config = configArgument(parsed.values.config, io.env)
+    // With --registry, no feature_store.yaml is needed: one is read only when --config names it.
+    config = values.registry === undefined || parsed.values.config !== undefined ? configArgument(parsed.values.config, io.env) : undefined
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     return reportUsage(io, 'registry', error)
   }
 
   let snapshot: RegistrySnapshot
-  let home: string
+  let home: string | undefined
   try {
-    const file = readFeatureStoreFile(config, io.env)
-    const setting = readRegistrySetting(file)
-    // Often the registry file itself given as --config, or the server's file of the getting-started page.
-    if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose `registry` names the file `feast apply` writes (registry: data/registry.db)', { source: file.source })
-    home = setting.project
-    if (/\.ya?ml$/i.test(setting.path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: setting.path })
-    snapshot = loadRegistryFile(setting.path, setting.project)
+    ({ snapshot, home } = values.registry === undefined ? registryOfConfig(config, io.env) : givenRegistry(values.registry, config, io.env))
   } catch (error) {
     if (error instanceof ConfigError) {
       const hint = error.message.includes('not a serialized') ? ` ${FEAST_REGISTRY_HINT}` : ''
@@ -74,6 +75,38 @@ export const run: CliCommand = async (argv, io) => {
   const projects = [...snapshot.projects.values()].filter((project) => wanted === undefined || project.name === wanted)
   io.stdout(values.json === true ? `${JSON.stringify(toJSON(snapshot, home, projects), null, 2)}\n` : render(snapshot, home, projects))
   return EXIT.ok
+}
+
+/** What is shown: a registry, and the server's project when a feature_store.yaml names one. */
+interface Shown {
+  readonly snapshot: RegistrySnapshot
+  readonly home: string | undefined
+}
+
+/** The registry feature_store.yaml names, for its project. */
+function registryOfConfig (config: string | undefined, env: NodeJS.ProcessEnv): Shown {
+  const file = readFeatureStoreFile(config, env)
+  const setting = readRegistrySetting(file)
+  // Often the registry file itself given as --config, or the server's file of the getting-started page.
+  if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose `registry` names the file `feast apply` writes (registry: data/registry.db); or give the file with --registry', { source: file.source })
+  return { snapshot: loadFeastRegistry(setting.path, setting.project), home: setting.project }
+}
+
+/** The registry --registry names, for the project of the feature_store.yaml --config names, if any. */
+function givenRegistry (path: string, config: string | undefined, env: NodeJS.ProcessEnv): Shown {
+  const home = config === undefined ? undefined : projectOf(readFeatureStoreFile(config, env))
+  return { snapshot: loadFeastRegistry(resolve(path), home), home }
+}
+
+function projectOf (file: ReturnType<typeof readFeatureStoreFile>): string {
+  const project = file.data.project
+  if (typeof project !== 'string' || project.trim() === '') throw new ConfigError('expected the project name (a non-empty string)', { source: file.source, field: 'project' })
+  return project.trim()
+}
+
+function loadFeastRegistry (path: string, project: string | undefined): RegistrySnapshot {
+  if (/\.ya?ml$/i.test(path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: path })
+  return loadRegistryFile(path, project)
 }
 
 /** The permission in Feast's snake_case names, as a permissions YAML file writes it. */
@@ -99,12 +132,12 @@ function policyToJSON (policy: Policy): Record<string, unknown> {
   }
 }
 
-function toJSON (snapshot: RegistrySnapshot, home: string, projects: readonly RegistryProject[]): Record<string, unknown> {
+function toJSON (snapshot: RegistrySnapshot, home: string | undefined, projects: readonly RegistryProject[]): Record<string, unknown> {
   return {
     registry: snapshot.path,
     ...(snapshot.versionId === undefined ? {} : { version_id: snapshot.versionId }),
     ...(snapshot.lastUpdated === undefined ? {} : { last_updated: snapshot.lastUpdated.toISOString() }),
-    project: home,
+    ...(home === undefined ? {} : { project: home }),
     projects: projects.map((project) => ({
       name: project.name,
       resources: project.resources.map((resource) => ({ ...resource, tags: { ...resource.tags } })),
@@ -113,12 +146,12 @@ function toJSON (snapshot: RegistrySnapshot, home: string, projects: readonly Re
   }
 }
 
-function render (snapshot: RegistrySnapshot, home: string, projects: readonly RegistryProject[]): string {
+function render (snapshot: RegistrySnapshot, home: string | undefined, projects: readonly RegistryProject[]): string {
   const lines = [`Registry  ${snapshot.path}`]
   if (snapshot.versionId !== undefined || snapshot.lastUpdated !== undefined) {
     lines.push(`Version   ${snapshot.versionId ?? '-'}${snapshot.lastUpdated === undefined ? '' : ` (last updated ${snapshot.lastUpdated.toISOString()})`}`)
   }
-  lines.push(`Project   ${home} (feature_store.yaml)`)
+  if (home !== undefined) lines.push(`Project   ${home} (feature_store.yaml)`)
   for (const project of projects) {
     lines.push('', `== Project ${project.name}${project.name === home ? ' (the server\'s project)' : ''}`, '', 'Resources')
     lines.push(...indent(table(['TYPE', 'NAME', 'TAGS', 'DETAILS'], project.resources.map((resource) => [resource.type, resource.name, tagText(resource.tags), details(resource)]))))
