@@ -6,6 +6,8 @@ import { after, describe, test } from 'node:test'
 import { run as check } from '../../src/cli/commands/check.ts'
 import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES } from '../../src/permissions/model.ts'
 import { runCli, runInProcess, useOidcConfig, type CliRun } from '../helpers/cli.ts'
+import { registryBytes, SAMPLE_REGISTRY } from '../helpers/registry-builder.ts'
+import { TWO_PROJECTS } from '../helpers/registry-wiring.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'feast-authz-check-'))
 const FEAST = 'fixtures/permissions/feast-conftest.yaml'
@@ -22,10 +24,11 @@ async function runCheck (...args: string[]): Promise<{ code: number, stdout: str
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('feast-authz check --help', () => {
-  test('describes --permissions and lists every resource type, action and group, in lines of at most 90 characters', async () => {
+  test('describes --permissions and --registry and lists every resource type, action and group, in lines of at most 90 characters', async () => {
     const { code, stdout } = await runCheck('--help')
     assert.equal(code, 0)
     assert.match(stdout, /^ {2}--permissions {2}the permissions YAML file/m)
+    assert.match(stdout, /^ {2}--registry {5}or a Feast registry file/m)
     const words = new Set(stdout.split(/[\s,:]+/))
     for (const name of [...RESOURCE_TYPES, ...ACTIONS, ...Object.keys(ACTION_GROUPS)]) assert.ok(words.has(name), `${name} is missing from the help`)
     assert.deepEqual(stdout.split('\n').filter((line) => line.length > 90), [])
@@ -113,7 +116,7 @@ describe('feast-authz check: requests and arguments (in process)', () => {
   })
 
   const usage: readonly [string, string[], RegExp][] = [
-    ['a missing --permissions', ['--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--permissions is required/],
+    ['neither --permissions nor --registry', ['--principal', '{}', '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --permissions <permissions\.yaml>, or --registry <registry\.db>/],
     ['neither principal nor token', ['--permissions', FEAST, '--resource', 'Project:p', '--action', 'DESCRIBE'], /give --principal, or --token or --token-file \(with --config\)/],
     ['both principal and token', ['--permissions', FEAST, '--principal', '{}', '--config', 'x', '--token-file', 'y', '--resource', 'Project:p', '--action', 'DESCRIBE'], /not both/],
     ['--config without a token', ['--permissions', FEAST, '--config', 'x', '--resource', 'Project:p', '--action', 'DESCRIBE'], /--config needs --token or --token-file/],
@@ -175,7 +178,7 @@ describe('feast-authz check: requests and arguments (in process)', () => {
   test('--help prints the usage and exits 0', async () => {
     const { code, stdout } = await runCheck('--help')
     assert.equal(code, 0)
-    assert.match(stdout, /^usage: feast-authz check --permissions/)
+    assert.match(stdout, /^usage: feast-authz check \(--permissions <permissions\.yaml> \|\n +--registry <registry\.db> \[--project <name>\]\)/)
   })
 })
 
@@ -237,6 +240,72 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     const { code, stdout, stderr } = await runCli(['check', '--permissions', FEAST, '--config', oidc.configPath, '--token-file', '-', '--resource', 'FeatureView:secured', '--action', 'DESCRIBE'], { input: token })
     assert.equal(code, 0, stderr)
     assert.equal(JSON.parse(stdout).principal.username, 'rita')
+  })
+})
+
+describe('feast-authz check --registry: the permissions of a Feast registry file (in process)', () => {
+  // Project demo: readers may describe and read driver_stats (tagged team=drivers); project other: auditors may describe audit_log.
+  const twoProjects = join(dir, 'two-projects.db')
+  writeFileSync(twoProjects, registryBytes(TWO_PROJECTS))
+  const as = (roles: string[]): string => JSON.stringify({ username: 'pat', roles })
+
+  test('decides with the permissions of --project, on the resource as the registry holds it, tags included', async () => {
+    const { code, stdout, stderr } = await runCheck('--registry', twoProjects, '--project', 'demo', '--principal', as(['reader']), '--resource', 'FeatureView:driver_stats', '--action', 'READ_ONLINE')
+    assert.equal(code, 0, stderr)
+    const out = JSON.parse(stdout)
+    assert.deepEqual([out.decision, out.resource, out.tags], ['allow', 'FeatureView:driver_stats', { team: 'drivers' }])
+    assert.equal(stderr, '')
+  })
+
+  test('denies what that project\'s permissions do not grant, though another project\'s would', async () => {
+    const { code, stdout } = await runCheck('--registry', twoProjects, '--project', 'demo', '--principal', as(['auditor']), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.equal(code, 1)
+    assert.equal(JSON.parse(stdout).decision, 'deny')
+  })
+
+  test('asks for --project when the file holds several projects, naming them', async () => {
+    const { code, stderr } = await runCheck('--registry', twoProjects, '--principal', as(['reader']), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.equal(stderr, `feast-authz check: ${twoProjects}: holds 2 projects ("demo", "other"): say which with --project\n`)
+  })
+
+  test('takes the only project of a file that holds one, and warns, naming it, when it defines no permissions', async () => {
+    const { code, stdout, stderr } = await runCheck('--registry', SAMPLE_REGISTRY, '--principal', as([]), '--resource', 'FeatureView:credit_history', '--action', 'READ_ONLINE')
+    assert.equal(code, 0)
+    assert.equal(JSON.parse(stdout).decision, 'allow')
+    assert.match(stderr, /^feast-authz check: warning: No permissions defined in project "credit_scoring_aws" of \S+ui-sample-registry\.db: every authenticated caller has full access to project "credit_scoring_aws"/)
+  })
+
+  test('a resource the project does not have exits 2, naming the project and the nearest name', async () => {
+    const { code, stdout, stderr } = await runCheck('--registry', twoProjects, '--project', 'demo', '--principal', as(['reader']), '--resource', 'FeatureView:driver_stat', '--action', 'DESCRIBE')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.match(stderr, /: project "demo" has no FeatureView "driver_stat" \(did you mean driver_stats\?\)\n$/)
+  })
+
+  test('a project the file does not have exits 2, listing those it has', async () => {
+    const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'prod', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.match(stderr, /: has no project "prod" \(it has "demo", "other"\); check --project\n$/)
+  })
+
+  test('a file that is no Feast registry exits 2 naming it', async () => {
+    const { code, stderr } = await runCheck('--registry', FEAST, '--principal', as([]), '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.match(stderr, /feast-conftest\.yaml: cannot use the Feast registry: not a serialized feast\.core\.Registry/)
+  })
+
+  test('--registry with --permissions, --tag with --registry and --project without it are usage errors', async () => {
+    const cases = [
+      [['--registry', twoProjects, '--permissions', FEAST], 'give one of --permissions and --registry, not both'],
+      [['--registry', twoProjects, '--tag', 'team=x'], '--tag: with --registry, the resource\'s tags are the registry\'s'],
+      [['--permissions', FEAST, '--project', 'demo'], '--project names a project of the Feast registry given with --registry'],
+      [[], 'give --permissions <permissions.yaml>, or --registry <registry.db> (a Feast registry file)']
+    ] as const
+    for (const [flags, message] of cases) {
+      const { code, stderr } = await runCheck(...flags, '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+      assert.equal(code, 2, message)
+      assert.equal(stderr.split('\n')[0], `feast-authz check: ${message}`)
+    }
   })
 })
 

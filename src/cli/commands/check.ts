@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { describeValue } from '../../base/describe-value.ts'
 import { fullAccessTo, noPermissionsWarning } from '../../adapters/unprotected-projects.ts'
@@ -6,6 +7,8 @@ import { decide, describeDecision, type Decision } from '../../permissions/decid
 import { PermissionError } from '../../permissions/errors.ts'
 import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType, resourceLabel, unknownAction, type Action, type Permission, type Resource } from '../../permissions/model.ts'
 import { loadPermissionsFile } from '../../permissions/yaml.ts'
+import { ConfigError } from '../../config/errors.ts'
+import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import { createPrincipal, principalToJSON, type AuthSource, type Principal } from '../../base/principal.ts'
 import { didYouMean } from '../../base/did-you-mean.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
@@ -20,7 +23,7 @@ function listLines (words: readonly string[]): string {
 }
 
 const HELP = `${usageLines('check', [
-  '--permissions <permissions.yaml>',
+  '(--permissions <permissions.yaml> |', '--registry <registry.db> [--project <name>])',
   "(--principal '<json>' |", '[--config <feature_store.yaml>]', '(--token <jwt> | --token-file <path|->))',
   '--resource <Type>:<name>', '[--tag key=value ...]',
   '--action <ACTION>', '[--action <ACTION> ...]'
@@ -33,6 +36,9 @@ Evaluates one request exactly as requirePermission would and prints JSON:
 
   --permissions  the permissions YAML file to decide with: a list of permissions with
                  Feast's field names (docs/permissions.md)
+  --registry     or a Feast registry file (registry.db): the permissions of --project
+                 (needed when the file holds several), and the resource's tags as the
+                 registry holds them
   --principal    {"username": "...", "roles": [...], "groups": [...], "namespaces": [...]}
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token, --token-file
@@ -44,7 +50,8 @@ Evaluates one request exactly as requirePermission would and prints JSON:
   --verbose      log details and stack traces (--debug is the same)
   --resource     <Type>:<name>, the type one of
 ${listLines(RESOURCE_TYPES)}
-  --tag          a tag of the resource (repeatable), matched by required_tags
+  --tag          a tag of the resource (repeatable), matched by required_tags; not
+                 with --registry, whose resource has its own
   --action       an action (repeatable; one permission must cover all of them):
 ${listLines(ACTIONS)}
                  or a group of them: ${Object.keys(ACTION_GROUPS).join(', ')}
@@ -55,7 +62,8 @@ cluster could not be reached, or refused feast-authz's own credentials).
 `
 
 interface Args {
-  permissions: string
+  /** Where the permissions come from: a permissions YAML file, or a Feast registry file and the project asked for. */
+  source: { readonly permissions: string } | { readonly registry: string, readonly project: string | undefined }
   principal?: string | undefined
   config?: string | undefined
   token?: string | undefined
@@ -75,11 +83,14 @@ export const run: CliCommand = async (argv, io) => {
     return reportUsage(io, 'check', error)
   }
 
-  let permissions: Permission[]
+  // The permissions first: a bad file is reported before a token is sent anywhere.
+  let decided: Decided
   try {
-    permissions = loadPermissionsFile(args.permissions)
+    decided = 'permissions' in args.source
+      ? { permissions: loadPermissionsFile(args.source.permissions), resource: args.resource, where: `in ${args.source.permissions}`, project: undefined }
+      : fromRegistry(args.source.registry, args.source.project, args.resource)
   } catch (error) {
-    if (!(error instanceof PermissionError)) throw error
+    if (!(error instanceof PermissionError) && !(error instanceof ConfigError)) throw error
     io.stderr(`feast-authz check: ${error.message}\n`)
     return EXIT.usage
   }
@@ -116,12 +127,45 @@ export const run: CliCommand = async (argv, io) => {
     return EXIT.ok
   }
 
-  const decision = decide(permissions, principal, args.resource, args.actions)
+  const decision = decide(decided.permissions, principal, decided.resource, args.actions)
   if (decision.noPermissionsDefined) {
-    io.stderr(`feast-authz check: warning: ${noPermissionsWarning(`in ${args.permissions}`, openProject(args.resource, project))}\n`)
+    io.stderr(`feast-authz check: warning: ${noPermissionsWarning(decided.where, openProject(decided.resource, decided.project ?? project))}\n`)
   }
   io.stdout(`${JSON.stringify(report(decision, principal), null, 2)}\n`)
   return decision.allowed ? EXIT.ok : EXIT.rejected
+}
+
+/** What a decision is made with: the permissions, the resource as they see it, and the project checked. */
+interface Decided {
+  readonly permissions: readonly Permission[]
+  readonly resource: Resource
+  /** Where the permissions come from, for the no-permissions warning. */
+  readonly where: string
+  readonly project: string | undefined
+}
+
+/**
+ * The permissions of `project` in a Feast registry file, and the resource as that project holds
+ * it (with its tags), as the server finds both; the project defaults to the file's only one.
+ */
+function fromRegistry (path: string, wanted: string | undefined, asked: Resource): Decided {
+  const snapshot = loadRegistryFile(resolve(path), undefined)
+  const names = [...snapshot.projects.keys()]
+  const listed = names.map((name) => JSON.stringify(name)).join(', ')
+  if (wanted === undefined && names.length > 1) throw new ConfigError(`holds ${names.length} projects (${listed}): say which with --project`, { source: snapshot.path })
+  const project = snapshot.projects.get(wanted ?? names[0] ?? '')
+  if (project === undefined) throw new ConfigError(`has no project ${describeValue(wanted)} (it has ${listed}); check --project`, { source: snapshot.path })
+  const found = project.find(asked.type, asked.name)
+  if (found === undefined) {
+    const others = project.resources.filter((resource) => resource.type === asked.type).map((resource) => resource.name)
+    throw new ConfigError(`project ${JSON.stringify(project.name)} has no ${asked.type} ${describeValue(asked.name)}${didYouMean(asked.name, others)}`, { source: snapshot.path })
+  }
+  return {
+    permissions: project.permissions,
+    resource: { type: found.type, name: found.name, project: project.name, ...(found.tags === undefined ? {} : { tags: found.tags }) },
+    where: `in project ${JSON.stringify(project.name)} of ${snapshot.path}`,
+    project: project.name
+  }
 }
 
 /**
@@ -149,6 +193,8 @@ function report (decision: Decision, principal: Principal): Record<string, unkno
 
 const OPTIONS = {
   permissions: { type: 'string' },
+  registry: { type: 'string' },
+  project: { type: 'string' },
   principal: { type: 'string' },
   config: { type: 'string' },
   token: { type: 'string' },
@@ -165,7 +211,10 @@ async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'h
   const env = io.env
   const { values } = parseCommandArgs(argv, OPTIONS)
   if (values.help === true) return 'help'
-  if (values.permissions === undefined) throw new UsageError('--permissions is required')
+  if (values.permissions === undefined && values.registry === undefined) throw new UsageError('give --permissions <permissions.yaml>, or --registry <registry.db> (a Feast registry file)')
+  if (values.permissions !== undefined && values.registry !== undefined) throw new UsageError('give one of --permissions and --registry, not both')
+  if (values.project !== undefined && values.registry === undefined) throw new UsageError('--project names a project of the Feast registry given with --registry')
+  if (values.registry !== undefined && values.tag !== undefined) throw new UsageError('--tag: with --registry, the resource\'s tags are the registry\'s')
   const byToken = values.token !== undefined || values['token-file'] !== undefined
   if (values.principal !== undefined && byToken) throw new UsageError('give either --principal or a token (--token or --token-file), not both')
   if (values.principal === undefined && !byToken) throw new UsageError(values.config === undefined ? 'give --principal, or --token or --token-file (with --config)' : '--config needs --token or --token-file (the token to authenticate)')
@@ -176,7 +225,7 @@ async function parseArgv (argv: readonly string[], io: CliIo): Promise<Args | 'h
   const resource = parseResource(values.resource, values.tag ?? [])
   const actions = parseActions(values.action)
   return {
-    permissions: values.permissions,
+    source: values.registry === undefined ? { permissions: values.permissions as string } : { registry: values.registry, project: values.project },
     principal: values.principal,
     ...(byToken ? { config: configArgument(values.config, env), token: await readTokenArgument(values.token, values['token-file'], io.stderr) } : {}),
     verbose: values.verbose === true || values.debug === true,
