@@ -282,6 +282,14 @@ describe('feast-authz check --registry: the permissions of a Feast registry file
     assert.match(stderr, /: project "demo" has no FeatureView "driver_stat" \(did you mean driver_stats\?\)\n$/)
   })
 
+  test('a token pasted as the resource\'s name is not echoed in the error', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXQifQ.c2lnbmF0dXJlLW5vdC10by1lY2hv'
+    const { code, stdout, stderr } = await runCheck('--registry', twoProjects, '--project', 'demo', '--principal', as([]), '--resource', `FeatureView:${token}`, '--action', 'DESCRIBE')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr.includes(token), false, stderr)
+    assert.match(stderr, /has no FeatureView a string of \d+ characters \(not shown: it may be a token\)\n$/)
+  })
+
   test('a project the file does not have exits 2, listing those it has', async () => {
     const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'prod', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
     assert.equal(code, 2)

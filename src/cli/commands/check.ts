@@ -154,11 +154,13 @@ function fromRegistry (path: string, wanted: string | undefined, asked: Resource
   const listed = names.map((name) => JSON.stringify(name)).join(', ')
   if (wanted === undefined && names.length > 1) throw new ConfigError(`holds ${names.length} projects (${listed}): say which with --project`, { source: snapshot.path })
   const project = snapshot.projects.get(wanted ?? names[0] ?? '')
-  if (project === undefined) throw new ConfigError(`has no project ${describeValue(wanted)} (it has ${listed}); check --project`, { source: snapshot.path })
+  if (project === undefined) throw new ConfigError(`has no project ${quotedUnlessCredential(wanted ?? '')} (it has ${listed}); check --project`, { source: snapshot.path })
   const found = project.find(asked.type, asked.name)
   if (found === undefined) {
     const others = project.resources.filter((resource) => resource.type === asked.type).map((resource) => resource.name)
-    throw new ConfigError(`project ${JSON.stringify(project.name)} has no ${asked.type} ${describeValue(asked.name)}${didYouMean(asked.name, others)}`, { source: snapshot.path })
+    // Quoted unless shaped like a token, as --resource's type: one pasted as the name would be printed.
+    const hint = mayBeCredential(asked.name) ? '' : didYouMean(asked.name, others)
+    throw new ConfigError(`project ${JSON.stringify(project.name)} has no ${asked.type} ${quotedUnlessCredential(asked.name)}${hint}`, { source: snapshot.path })
   }
   return {
     permissions: project.permissions,
