@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
-import { BASE64_ENV } from '../config/feature-store-file.ts'
+import { ConfigError } from '../config/errors.ts'
+import { BASE64_ENV, readFeatureStoreFile } from '../config/feature-store-file.ts'
 import { readBoundedInput, type InputBounds } from './bounded-input.ts'
 import { UsageError } from './io.ts'
 
@@ -14,6 +15,19 @@ export function configArgument (given: string | undefined, env: NodeJS.ProcessEn
   if (given !== undefined) return given
   if ((env[BASE64_ENV] ?? '').trim() !== '' || existsSync('feature_store.yaml')) return undefined
   throw new UsageError(`no configuration: give --config <feature_store.yaml>, set ${BASE64_ENV}, or run where a feature_store.yaml is (${process.cwd()})`)
+}
+
+/**
+ * The `project` of the feature_store.yaml at `config` (or its fallbacks), for a Feast registry
+ * file given apart from it with `--registry` (`serve`, `registry show`), which is read for it.
+ */
+export function configProject (config: string | undefined, env: NodeJS.ProcessEnv): string {
+  const file = readFeatureStoreFile(config, env)
+  const project = file.data.project
+  if (typeof project !== 'string' || project.trim() === '') {
+    throw new ConfigError('expected the project name: the Feast registry given with --registry is read for this project', { source: file.source, field: 'project' })
+  }
+  return project.trim()
 }
 
 /**

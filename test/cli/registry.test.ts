@@ -162,6 +162,13 @@ describe('feast-authz registry show --registry', () => {
     assert.match(stderr, /ui-sample-registry\.db: cannot use the Feast registry: the registry has no project "fraud" \(it has "credit_scoring_aws"\)/)
   })
 
+  it('exits 2 naming the field when the feature_store.yaml --config names has no project', async () => {
+    const config = store('registry-flag-no-project', 'auth:\n  type: no_auth\n')
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })
+    assert.equal(code, 2)
+    assert.match(stderr, /registry-flag-no-project\.yaml.*project.*expected the project name: the Feast registry given with --registry is read for this project/)
+  })
+
   it('exits 2 naming the path when the file is not there', async () => {
     const { code, stderr } = await runCli(['registry', 'show', '--registry', 'missing.db'], { cwd: bare })
     assert.equal(code, 2)

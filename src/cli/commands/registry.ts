@@ -7,7 +7,7 @@ import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import type { RegistryResource } from '../../registry/resources.ts'
 import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
 import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
-import { configArgument } from '../inputs.ts'
+import { configArgument, configProject } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 import { oneLine } from '../terminal-text.ts'
@@ -94,14 +94,8 @@ function registryOfConfig (config: string | undefined, env: NodeJS.ProcessEnv): 
 
 /** The registry --registry names, for the project of the feature_store.yaml --config names, if any. */
 function givenRegistry (path: string, config: string | undefined, env: NodeJS.ProcessEnv): Shown {
-  const home = config === undefined ? undefined : projectOf(readFeatureStoreFile(config, env))
+  const home = config === undefined ? undefined : configProject(config, env)
   return { snapshot: loadFeastRegistry(resolve(path), home), home }
-}
-
-function projectOf (file: ReturnType<typeof readFeatureStoreFile>): string {
-  const project = file.data.project
-  if (typeof project !== 'string' || project.trim() === '') throw new ConfigError('expected the project name (a non-empty string)', { source: file.source, field: 'project' })
-  return project.trim()
 }
 
 function loadFeastRegistry (path: string, project: string | undefined): RegistrySnapshot {

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_BYTES, SampleRowsOverBound, sampleRowsOverBound } from '../
 import { loadYamlCatalogFile } from '../../server/catalog-yaml.ts'
 import type { FeatureCatalog } from '../../server/catalog.ts'
 import { parseCommandArgs, portNumber, positiveWholeNumber, reportUsage } from '../args.ts'
-import { configArgument } from '../inputs.ts'
+import { configArgument, configProject } from '../inputs.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 
@@ -159,12 +159,7 @@ function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: s
 function loadRegistry (configPath: string | undefined, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
   if (registryPath !== undefined) {
     if (isCatalogYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
-    const file = readFeatureStoreFile(configPath)
-    const project = file.data.project
-    if (typeof project !== 'string' || project.trim() === '') {
-      throw new ConfigError('expected the project name: the Feast registry given with --registry is read for this project', { source: file.source, field: 'project' })
-    }
-    return openFeastRegistry({ path: resolve(registryPath), project: project.trim(), logger })
+    return openFeastRegistry({ path: resolve(registryPath), project: configProject(configPath, process.env), logger })
   }
   const named = readFeatureStoreFile(configPath).data.registry
   if (typeof named !== 'string' || !isCatalogYamlPath(named)) return undefined
