@@ -11,7 +11,7 @@ import { openRegistryFromConfig, type FeastRegistry } from '../registry/index.ts
 import { catalogFromFeastRegistry } from './catalog-from-feast.ts'
 import { emptyCatalog, type FeatureCatalog } from './catalog.ts'
 import { HttpError } from './http-error.ts'
-import { registerHealthRoute } from './health-route.ts'
+import { HEALTH_PATH, registerHealthRoute } from './health-route.ts'
 import { addFeastBooleanKeyword } from './feast-boolean.ts'
 import { acceptJsonBodiesOnly } from './json-body.ts'
 import { registerOnlineRoutes } from './online-routes.ts'
@@ -19,7 +19,7 @@ import { createProjectScopes } from './project-scope.ts'
 import { limitOption } from './limit-option.ts'
 import { DEFAULT_MAX_BYTES, SampleRowsOverBound, type OnlineStoreOptions } from './online-store.ts'
 import { DEFAULT_MAX_ANSWERED_VALUES } from './online-read.ts'
-import { registerRegistryRoutes } from './registry-routes.ts'
+import { FEATURE_VIEWS_PATH, registerRegistryRoutes } from './registry-routes.ts'
 
 /**
  * Options of {@link buildReferenceServer}: the plugin's {@link FeastAuthzOptions}, plus what to
@@ -68,7 +68,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
   if (givenRegistry !== undefined && !isFeastRegistry(givenRegistry) && !isCatalog(givenRegistry)) {
     throw new OptionError(`buildReferenceServer: registry must be a Feast registry opened with openFeastRegistry (a path goes in feature_store.yaml's \`registry\`), or a FeatureCatalog, got ${typeof givenRegistry === 'string' ? JSON.stringify(givenRegistry) : 'an object that is neither'}`, { option: 'registry' })
   }
-  if (authz.healthRoute !== undefined && (SERVER_GET_ROUTES as readonly string[]).includes(authz.healthRoute)) {
+  if (authz.healthRoute !== undefined && SERVER_GET_ROUTES.includes(authz.healthRoute)) {
     throw new OptionError(`buildReferenceServer: healthRoute ${JSON.stringify(authz.healthRoute)} is a route of the reference server (GET /health says the registry's state, as Feast's does); give the identity source's readiness another path, such as "/ready"`, { option: 'healthRoute' })
   }
   if (pinoLogger !== undefined && !hasMethods(pinoLogger, PINO_METHODS)) {
@@ -144,7 +144,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
 const OWNER = 'buildReferenceServer'
 
 /** The server's own GET routes, which the plugin's `healthRoute` cannot take. */
-export const SERVER_GET_ROUTES = ['/health', '/api/v1/feature_views'] as const
+export const SERVER_GET_ROUTES: readonly string[] = [HEALTH_PATH, FEATURE_VIEWS_PATH]
 
 /** The projects' scopes, the server's own store filled now: sample rows that do not fit are said in this function's words. */
 function storeScopes (catalog: FeatureCatalog, storeOptions: OnlineStoreOptions): ReturnType<typeof createProjectScopes> {

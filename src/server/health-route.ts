@@ -12,6 +12,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { FeastRegistry, RegistryFileState } from '../registry/index.ts'
 
+/** Where Feast's feature server answers its health. */
+export const HEALTH_PATH = '/health'
+
 /** The body of `GET /health`. */
 interface HealthBody {
   readonly status: 'ok' | 'unavailable'
@@ -27,7 +30,7 @@ interface HealthBody {
  * the version in force is served, and a liveness restart would accept the file this server refused.
  */
 export function registerHealthRoute (app: FastifyInstance, registries: readonly FeastRegistry[]): void {
-  app.get('/health', { config: { feastAuthz: { public: true } } }, async (_request, reply) => {
+  app.get(HEALTH_PATH, { config: { feastAuthz: { public: true } } }, async (_request, reply) => {
     const state = worstState(registries)
     const body: HealthBody = {
       status: state === 'unreadable' ? 'unavailable' : 'ok',

@@ -12,13 +12,16 @@ import { projectQuerySchema, requestedProject, type ProjectScope } from './proje
 import { viewResource } from './catalog.ts'
 import { oncePerRequest } from './request-work.ts'
 
+/** The path of Feast's feature-view listing. */
+export const FEATURE_VIEWS_PATH = '/api/v1/feature_views'
+
 export function registerRegistryRoutes (app: FastifyInstance, scopeOf: (request: FastifyRequest) => ProjectScope): void {
   // One snapshot for the filter check and the listing (see request-work.ts).
   const listWork = oncePerRequest((request) => {
     const { registry } = scopeOf(request)
     return { registry, views: registry.featureViews().filter((view) => view.kind !== 'LabelView') }
   })
-  app.get('/api/v1/feature_views', {
+  app.get(FEATURE_VIEWS_PATH, {
     schema: { querystring: projectQuerySchema },
     config: {
       feastAuthz: {

@@ -290,6 +290,14 @@ describe('feast-authz check --registry: the permissions of a Feast registry file
     assert.match(stderr, /has no FeatureView a string of \d+ characters \(not shown: it may be a token\)\n$/)
   })
 
+  test('a token given as --registry by mistake is not echoed in the missing file\'s error', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXQifQ.c2lnbmF0dXJlLW5vdC10by1lY2hv'
+    const { code, stderr } = await runCheck('--registry', token, '--principal', as([]), '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.equal(stderr.includes(token), false, stderr)
+    assert.match(stderr, /<a path of \d+ characters, not shown: it may be a token>: cannot read the Feast registry: file not found\n$/)
+  })
+
   test('a project the file does not have exits 2, listing those it has', async () => {
     const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'prod', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
     assert.equal(code, 2)

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
-import { readRegistrySetting } from '../../registry/config.ts'
+import { isCatalogYamlPath, readRegistrySetting } from '../../registry/config.ts'
 import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import type { RegistryResource } from '../../registry/resources.ts'
 import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
@@ -99,7 +99,7 @@ function givenRegistry (path: string, config: string | undefined, env: NodeJS.Pr
 }
 
 function loadFeastRegistry (path: string, project: string | undefined): RegistrySnapshot {
-  if (/\.ya?ml$/i.test(path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: path })
+  if (isCatalogYamlPath(path)) throw new ConfigError(`is the reference server's YAML registry (for \`feast-authz serve\`), not a Feast registry file. ${FEAST_REGISTRY_HINT}`, { source: path })
   return loadRegistryFile(path, project)
 }
 

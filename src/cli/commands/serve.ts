@@ -145,7 +145,7 @@ function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: s
   if (text === undefined) return {}
   const path = String(text)
   if (!path.startsWith('/')) throw new UsageError(`--health-route must be a path starting with /, such as /ready, got ${quotedUnlessCredential(path)}`)
-  if ((SERVER_GET_ROUTES as readonly string[]).includes(path)) {
+  if (SERVER_GET_ROUTES.includes(path)) {
     throw new UsageError(`--health-route ${JSON.stringify(path)} is a route of the server (GET /health says the registry's state); give the identity source's readiness another path, such as /ready`)
   }
   return { healthRoute: path }
