@@ -44,6 +44,8 @@ export interface AuthzCore {
   readonly gate: PermissionGate
   /** The Feast registry the permissions come from, when the core opened it. */
   readonly registry: FeastRegistry | undefined
+  /** The store's `project` (feature_store.yaml), undefined when it names none. */
+  readonly project: string | undefined
   /** Builds the authentication step of one framework. */
   authenticator<Req, Res, Next> (replies: AuthenticationReplies<Req, Res, Next>): RequestAuthenticator<Req, Res, Next>
   /** Whether the identity provider's keys (or the cluster connection) are ready. */
@@ -73,9 +75,9 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
     })()
     await closing
   }
-  const project = authz.file.data.project
+  const { project } = authz
   try {
-    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger, ...(typeof project === 'string' && project !== '' ? { project } : {}) })
+    gate = createPermissionGate({ authType: manager.type, permissions: authz.permissions, realm, logger, ...(project === undefined ? {} : { project }) })
   } catch (error) {
     // A bad permissions option: release the registry and the manager before reporting it.
     close().catch(() => {})
@@ -134,6 +136,7 @@ export function createAuthzCore (options: AuthzOptions, logger: AuthLogger): Aut
     authType: manager.type,
     gate,
     registry: authz.registry,
+    project,
     authenticator,
     health: () => manager.health(),
     healthAnswer: () => {

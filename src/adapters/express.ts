@@ -68,6 +68,8 @@ export interface FeastAuthzExpress {
    * `permissions` option was given: resource lookups, `refresh()`.
    */
   readonly registry: FeastRegistry | undefined
+  /** The store's `project` from feature_store.yaml (as in the Fastify plugin's decorator), or undefined when it names none. */
+  readonly project: string | undefined
   /** Releases the manager's connections and timers, and stops watching the registry. */
   close (): Promise<void>
 }
@@ -134,6 +136,7 @@ export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): Feas
     config: core.config,
     health: () => core.health(),
     registry: core.registry,
+    project: core.project,
     close: async () => { await core.close() }
   }
 }

@@ -34,6 +34,11 @@ export interface FeastAuthzDecorator {
    * feature_store.yaml names (no `permissions` option): resource lookups, `refresh()`.
    */
   readonly registry: FeastRegistry | undefined
+  /**
+   * The store's `project` from feature_store.yaml (a name Feast would take: anything else stops
+   * registration), or undefined when it names none.
+   */
+  readonly project: string | undefined
 }
 
 declare module 'fastify' {
@@ -78,7 +83,8 @@ const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) =
   fastify.decorate('feastAuthz', {
     config: core.config,
     health: () => core.health(),
-    registry: core.registry
+    registry: core.registry,
+    project: core.project
   } satisfies FeastAuthzDecorator)
   registerPermissionSupport(fastify, core.gate)
 

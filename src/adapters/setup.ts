@@ -1,6 +1,7 @@
 import { anyOf, checkOptions, integer, methods, object, text, unchecked, type OptionRules } from '../base/option-rules.ts'
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import { placeConfigError, type FeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
+import { storeProject } from '../config/store-project.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { createAuthManager, createOneShotAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
@@ -71,6 +72,8 @@ export interface AuthzSetup {
   readonly maxTokenLength: number
   readonly realm: string
   readonly file: ReturnType<typeof loadAuthConfig>['file']
+  /** The store's `project` (feature_store.yaml), checked as Feast checks one; undefined when it names none. */
+  readonly project: string | undefined
   /** The permissions to enforce: the `permissions` option, else the config's Feast registry. */
   readonly permissions: AuthzOptions['permissions']
   /** The Feast registry opened for the permissions (closed by `close()`), if any. */
@@ -98,6 +101,7 @@ export function setUpAuthz (
     logger.warn({ source: file.source, line, column },
       'feast-authz: feature_store.yaml refers to an environment variable that is not set ($NAME, or the same in braces); the text is kept as written, as Feast keeps it')
   }
+  const project = storeProject(file)
   // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined
   // (A permission source given explicitly, such as the same registry opened by the caller, needs no notice.)
@@ -120,6 +124,7 @@ export function setUpAuthz (
     maxTokenLength,
     realm: options.realm ?? 'feast',
     file,
+    project,
     permissions: options.permissions ?? registry,
     registry,
     close: () => { registry?.close() }

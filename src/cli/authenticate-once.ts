@@ -22,7 +22,8 @@ export interface OneTokenInput {
 /**
  * The sequence of `inspect` and `check`: sets up authentication from feature_store.yaml as the
  * server would (one-shot: the roles are listed once, no informer), authenticates the token, hands
- * a decided outcome to `report` with the configuration (a refusal already said on stderr) and then releases everything (the held error lines, the manager).
+ * a decided outcome to `report` with the configuration and its project (a refusal already said
+ * on stderr) and then releases everything (the held error lines, the manager).
  * What ends the command by itself is reported here: a configuration error (exit 2), and an
  * outage, a 503 (exit 3: "could not decide", the manager's error lines dropped, since the verdict
  * says the same once).
@@ -31,7 +32,7 @@ export async function authenticateOnce<T> (
   io: CliIo,
   command: string,
   input: OneTokenInput,
-  report: (outcome: TokenOutcome, config: AuthConfig, file: AuthzSetup['file']) => T
+  report: (outcome: TokenOutcome, config: AuthConfig, project: AuthzSetup['project']) => T
 ): Promise<T | typeof EXIT.usage | typeof EXIT.undecided> {
   const logs = createCliLogger(io, command, input.verbose)
   let authz
@@ -54,7 +55,7 @@ export async function authenticateOnce<T> (
       io.stderr(`feast-authz ${command}: token rejected: ${refusal(error)}\n`)
       outcome = { rejected: error }
     }
-    return report(outcome, authz.config, authz.file)
+    return report(outcome, authz.config, authz.project)
   } finally {
     logs.release()
     await authz.manager.close()

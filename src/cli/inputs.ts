@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
-import { ConfigError } from '../config/errors.ts'
 import { BASE64_ENV, readFeatureStoreFile } from '../config/feature-store-file.ts'
+import { requireStoreProject } from '../config/store-project.ts'
 import { readBoundedInput, type InputBounds } from './bounded-input.ts'
 import { UsageError } from './io.ts'
 
@@ -22,12 +22,7 @@ export function configArgument (given: string | undefined, env: NodeJS.ProcessEn
  * file given apart from it with `--registry` (`serve`, `registry show`), which is read for it.
  */
 export function configProject (config: string | undefined, env: NodeJS.ProcessEnv): string {
-  const file = readFeatureStoreFile(config, env)
-  const project = file.data.project
-  if (typeof project !== 'string' || project.trim() === '') {
-    throw new ConfigError('expected the project name: the Feast registry given with --registry is read for this project', { source: file.source, field: 'project' })
-  }
-  return project.trim()
+  return requireStoreProject(readFeatureStoreFile(config, env), 'the Feast registry given with --registry is read for this project')
 }
 
 /**

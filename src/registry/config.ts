@@ -4,6 +4,7 @@ import { ConfigError } from '../config/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
 import { urlTextForLog } from '../base/observability/log-safe-url.ts'
 import { BASE64_ENV, readYamlSource, type FeatureStoreFile, type YamlFileKind } from '../config/feature-store-file.ts'
+import { requireStoreProject } from '../config/store-project.ts'
 
 /** Where the registry of a `feature_store.yaml` is, and how often to re-read it. */
 export interface RegistrySetting {
@@ -117,11 +118,10 @@ export function readRegistrySetting (file: FeatureStoreFile, cwd: string = proce
     cacheTtlSeconds = ttl as number
   }
 
-  const project = file.data.project
-  if (typeof project !== 'string' || project.trim() === '') fail(['project'], `expected the project name (the registry's permissions are per project), got ${describeValue(project)}`)
+  const project = requireStoreProject(file, 'the registry\'s permissions are per project')
 
   const base = file.source === undefined || file.source === BASE64_ENV ? cwd : dirname(resolve(cwd, file.source))
-  return Object.freeze({ path: isAbsolute(path) ? path : resolve(base, path), project: (project as string).trim(), cacheTtlSeconds })
+  return Object.freeze({ path: isAbsolute(path) ? path : resolve(base, path), project, cacheTtlSeconds })
 }
 
 function localPath (value: string, field: readonly string[], fail: (path: readonly string[], message: string) => never): string {

@@ -124,7 +124,7 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
     }
     const catalog: FeatureCatalog = feast !== undefined
       ? catalogFromFeastRegistry(feast)
-      : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(authz.config), logger)
+      : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(app, authz.config), logger)
     // Permissions from another Feast registry than the one served: /health reads both.
     const permissionRegistry = isFeastRegistry(authz.permissions) && authz.permissions !== feast ? authz.permissions : undefined
     registerHealthRoute(app, [feast, permissionRegistry].filter((registry) => registry !== undefined))
@@ -184,10 +184,10 @@ function hasMethods (value: unknown, names: readonly string[]): boolean {
   return typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
 }
 
-function projectOf (config: AuthzOptions['config']): string {
-  const file = readFeatureStoreFile(config)
-  const project = file.data.project
-  if (typeof project !== 'string' || project === '') throw new ConfigError('expected the project name (a non-empty string) when no registry is given', { source: file.source, field: 'project' })
+/** The config's project, which an empty registry is for (the plugin checked the name). */
+function projectOf (app: FastifyInstance, config: AuthzOptions['config']): string {
+  const { project } = app.feastAuthz
+  if (project === undefined) throw new ConfigError('expected the project name when no registry is given', { source: readFeatureStoreFile(config).source, field: 'project' })
   return project
 }
 

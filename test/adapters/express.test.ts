@@ -177,3 +177,22 @@ describe('middleware options are checked when the middleware is created', () => 
     })
   })
 })
+
+describe('the middleware\'s project', () => {
+  test('authz.project is the project feature_store.yaml names', async () => {
+    const authz = feastAuthzExpress({ config: { project: 'driver_ranking', auth: { type: 'no_auth' } } })
+    try {
+      assert.equal(authz.project, 'driver_ranking')
+    } finally {
+      await authz.close()
+    }
+  })
+
+  test('a project name Feast refuses is a ConfigError naming the field', () => {
+    assert.throws(() => feastAuthzExpress({ config: { project: '_hidden', auth: { type: 'no_auth' } } }), {
+      name: 'ConfigError',
+      field: 'project',
+      message: 'project: expected a project name as Feast takes it (letters, digits, _ and -, not starting with _ or -), got "_hidden"'
+    })
+  })
+})

@@ -134,6 +134,28 @@ describe('registering the plugin', () => {
     }
   })
 
+  test('fastify.feastAuthz.project is the project feature_store.yaml names', async () => {
+    const fastify = Fastify()
+    try {
+      await fastify.register(feastAuthz, { config: { project: 'driver_ranking', auth: { type: 'no_auth' } } })
+      assert.equal(fastify.feastAuthz.project, 'driver_ranking')
+    } finally {
+      await fastify.close()
+    }
+  })
+
+  test('a project name Feast refuses fails registration naming the field', async () => {
+    const fastify = Fastify()
+    try {
+      await assert.rejects(
+        async () => { await fastify.register(feastAuthz, { config: { project: 'driver.ranking', auth: { type: 'no_auth' } } }) },
+        { name: 'ConfigError', message: /^project: expected a project name as Feast takes it .*, got "driver\.ranking"$/ }
+      )
+    } finally {
+      await fastify.close()
+    }
+  })
+
   test('an invalid auth section fails registration with a config error naming the field', async () => {
     const fastify = Fastify()
     try {

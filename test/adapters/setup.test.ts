@@ -49,6 +49,31 @@ describe('setUpAuthz and the registry', () => {
   })
 })
 
+describe('setUpAuthz and the store\'s project', () => {
+  test('reads the project feature_store.yaml names, for the permissions\' warnings and the CLI', async () => {
+    const setup = setUpAuthz({ config: { project: 'credit_scoring', auth: { type: 'no_auth' } } }, silentLogger)
+    assert.equal(setup.project, 'credit_scoring')
+    await setup.manager.close()
+  })
+
+  test('a project name Feast would refuse stops setup at its line, before the registry is opened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'feast-authz-setup-'))
+    try {
+      const config = join(dir, 'feature_store.yaml')
+      // The registry named does not exist: opening it would be a different error.
+      writeFileSync(config, 'registry: missing.db\nproject: credit scoring\nauth:\n  type: no_auth\n')
+      expectError(() => setUpAuthz({ config }, silentLogger, { openRegistry: true }), {
+        type: ConfigError,
+        field: 'project',
+        source: config,
+        message: `${config}:2:1: project: expected a project name as Feast takes it (letters, digits, _ and -, not starting with _ or -), got "credit scoring"`
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('setUpAuthz logs', () => {
   test('permissions given beside a SQL registry: the notice names the registry without its database password', async () => {
     const sql = storeDir({ type: 'no_auth' }, TWO_PROJECTS, { registry_type: 'sql', path: 'postgresql://feast:do-not-print-me@db:5432/feast?sslpassword=do-not-print-me' })

@@ -59,6 +59,14 @@ describe('reference server options', () => {
     assert.match(said[0]?.msg ?? '', /feast-authz serve --registry/)
   })
 
+  test('without a registry, a configuration that names no project is refused, naming the field', async () => {
+    await assert.rejects(buildReferenceServer({ config: { auth: { type: 'no_auth' } } }), {
+      name: 'ConfigError',
+      field: 'project',
+      message: 'project: expected the project name when no registry is given'
+    })
+  })
+
   test('a request must arrive within 60 s, body included: Fastify alone lets a caller send it a byte at a time for ever', async (t) => {
     // Node checks every 30 s, so the connection being closed is not waited for here.
     const app = await buildReferenceServer({ config })

@@ -302,10 +302,9 @@ export function parsePrincipal (json: string): Principal {
 async function principalFromToken (
   config: string | undefined, token: string, verbose: boolean, io: CliIo
 ): Promise<(TokenOutcome & { readonly project?: string | undefined }) | { noAuth: true } | number> {
-  return await authenticateOnce(io, 'check', { config, token, verbose }, (outcome, authConfig, file) => {
+  return await authenticateOnce(io, 'check', { config, token, verbose }, (outcome, authConfig, project) => {
     // The server checks no permission under no_auth (authentication gave the anonymous principal, without I/O).
     if (authConfig.type === 'no_auth') return { noAuth: true }
-    const project = file.data.project
-    return { ...outcome, project: typeof project === 'string' && project.trim() !== '' ? project.trim() : undefined }
+    return { ...outcome, project }
   })
 }
