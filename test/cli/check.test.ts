@@ -201,6 +201,16 @@ describe('feast-authz check with a token (spawned, real OpenID provider)', () =>
     assert.match(stderr, /warning: No permissions defined in fixtures\/permissions\/empty-list\.yaml: every authenticated caller has full access to project "demo"\. /)
   })
 
+  test('with --registry and no --project, the token is checked against the project of --config, as the server would', async () => {
+    const registry = join(dir, 'two-projects-for-token.db')
+    writeFileSync(registry, registryBytes(TWO_PROJECTS))
+    const token = await oidc.provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
+    const { code, stdout, stderr } = await spawnCheck('--registry', registry, '--config', oidc.configPath, '--token', token, '--resource', 'FeatureView:driver_stats', '--action', 'READ_ONLINE')
+    assert.equal(code, 0, stderr)
+    const out = JSON.parse(stdout)
+    assert.deepEqual([out.decision, out.principal.username, out.tags], ['allow', 'rita', { team: 'drivers' }])
+  })
+
   test('--token takes the token itself, as inspect does', async () => {
     const token = await oidc.provider.issue({ preferred_username: 'rita', resource_access: { feast: { roles: ['reader'] } } })
     const { code, stdout, stderr } = await spawnCheck('--permissions', FEAST, '--config', oidc.configPath, '--token', token, '--resource', 'FeatureView:secured', '--action', 'DESCRIBE')
@@ -305,9 +315,33 @@ describe('feast-authz check --registry: the permissions of a Feast registry file
   })
 
   test('a file that is no Feast registry exits 2 naming it', async () => {
-    const { code, stderr } = await runCheck('--registry', FEAST, '--principal', as([]), '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
+    const notRegistry = join(dir, 'notes.db')
+    writeFileSync(notRegistry, 'not a registry\n')
+    const { code, stderr } = await runCheck('--registry', notRegistry, '--principal', as([]), '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
     assert.equal(code, 2)
-    assert.match(stderr, /feast-conftest\.yaml: cannot use the Feast registry: not a serialized feast\.core\.Registry/)
+    assert.match(stderr, /notes\.db: cannot use the Feast registry: not a serialized feast\.core\.Registry/)
+  })
+
+  test('a YAML file given as --registry exits 2 pointing at --permissions, the flag a permissions file goes with', async () => {
+    const { code, stdout, stderr } = await runCheck('--registry', FEAST, '--principal', as([]), '--resource', 'FeatureView:x', '--action', 'DESCRIBE')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr, `feast-authz check: ${FEAST}: is a YAML file, not a Feast registry file (registry.db): a permissions YAML file goes with --permissions\n`)
+  })
+
+  test('with a token, the project of --config is the one checked when --project is not given, and one the file lacks exits 2 before any token is sent', async () => {
+    const config = join(dir, 'prod-store.yaml')
+    // The provider is unreachable: reaching authentication would exit 3, not 2.
+    writeFileSync(config, 'project: prod\nauth:\n  type: oidc\n  client_id: feast\n  auth_discovery_url: http://127.0.0.1:9/.well-known/openid-configuration\n')
+    const { code, stdout, stderr } = await runCheck('--registry', twoProjects, '--config', config, '--token', 'x.y.z', '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.equal(stderr, `feast-authz check: ${twoProjects}: has no project "prod", the project of ${config} (it has "demo", "other"); say which with --project\n`)
+  })
+
+  test('--project wins over the project of --config', async () => {
+    const config = join(dir, 'prod-store.yaml')
+    const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'demo', '--config', config, '--token', 'x.y.z', '--resource', 'FeatureView:nothing', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.match(stderr, /: project "demo" has no FeatureView "nothing"\n$/)
   })
 
   test('--registry with --permissions, --tag with --registry and --project without it are usage errors', async () => {

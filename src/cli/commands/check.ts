@@ -8,6 +8,9 @@ import { PermissionError } from '../../permissions/errors.ts'
 import { ACTION_GROUPS, ACTIONS, RESOURCE_TYPES, expandActions, isAction, isActionGroup, isResourceType, resourceLabel, unknownAction, type Action, type Permission, type Resource } from '../../permissions/model.ts'
 import { loadPermissionsFile } from '../../permissions/yaml.ts'
 import { ConfigError } from '../../config/errors.ts'
+import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { storeProject } from '../../config/store-project.ts'
+import { isCatalogYamlPath } from '../../registry/config.ts'
 import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import { createPrincipal, principalToJSON, type AuthSource, type Principal } from '../../base/principal.ts'
 import { didYouMean } from '../../base/did-you-mean.ts'
@@ -37,8 +40,8 @@ Evaluates one request exactly as requirePermission would and prints JSON:
   --permissions  the permissions YAML file to decide with: a list of permissions with
                  Feast's field names (docs/permissions.md)
   --registry     or a Feast registry file (registry.db): the permissions of --project
-                 (needed when the file holds several), and the resource's tags as the
-                 registry holds them
+                 (by default the project of --config when a token is checked, else the
+                 file's only one), and the resource's tags as the registry holds them
   --principal    {"username": "...", "roles": [...], "groups": [...], "namespaces": [...]}
                  (the output of \`feast-authz inspect\` is accepted as is)
   --config, --token, --token-file
@@ -88,7 +91,7 @@ export const run: CliCommand = async (argv, io) => {
   try {
     decided = 'permissions' in args.source
       ? { permissions: loadPermissionsFile(args.source.permissions), resource: args.resource, where: `in ${args.source.permissions}`, project: undefined }
-      : fromRegistry(args.source.registry, args.source.project, args.resource)
+      : fromRegistry(args.source.registry, registryProject(args, io.env), args.resource)
   } catch (error) {
     if (!(error instanceof PermissionError) && !(error instanceof ConfigError)) throw error
     io.stderr(`feast-authz check: ${error.message}\n`)
@@ -144,17 +147,40 @@ interface Decided {
   readonly project: string | undefined
 }
 
+/** The project asked for in a Feast registry file; `config` when the configuration's `project` named it. */
+interface WantedProject { readonly name: string, readonly config?: string }
+
+/**
+ * The project of a registry to decide with: `--project`, else the `project` of the configuration
+ * a token is authenticated with, as `serve --registry` takes it; undefined leaves the choice to
+ * the file (its only project).
+ */
+function registryProject (args: Args, env: NodeJS.ProcessEnv): WantedProject | undefined {
+  if (!('registry' in args.source)) return undefined
+  if (args.source.project !== undefined) return { name: args.source.project }
+  if (args.token === undefined) return undefined
+  const file = readFeatureStoreFile(args.config, env)
+  const name = storeProject(file)
+  return name === undefined ? undefined : { name, config: file.source ?? 'the configuration' }
+}
+
 /**
  * The permissions of `project` in a Feast registry file, and the resource as that project holds
  * it (with its tags), as the server finds both; the project defaults to the file's only one.
  */
-function fromRegistry (path: string, wanted: string | undefined, asked: Resource): Decided {
+function fromRegistry (path: string, wanted: WantedProject | undefined, asked: Resource): Decided {
+  // Most likely the permissions YAML file, given to the other flag.
+  if (isCatalogYamlPath(path)) throw new ConfigError('is a YAML file, not a Feast registry file (registry.db): a permissions YAML file goes with --permissions', { source: path })
   const snapshot = loadRegistryFile(resolve(path), undefined)
   const names = [...snapshot.projects.keys()]
   const listed = names.map((name) => JSON.stringify(name)).join(', ')
   if (wanted === undefined && names.length > 1) throw new ConfigError(`holds ${names.length} projects (${listed}): say which with --project`, { source: snapshot.path })
-  const project = snapshot.projects.get(wanted ?? names[0] ?? '')
-  if (project === undefined) throw new ConfigError(`has no project ${quotedUnlessCredential(wanted ?? '')} (it has ${listed}); check --project`, { source: snapshot.path })
+  const project = snapshot.projects.get(wanted?.name ?? names[0] ?? '')
+  if (project === undefined) {
+    const named = wanted?.config === undefined ? '' : `, the project of ${wanted.config}`
+    const next = wanted?.config === undefined ? 'check --project' : 'say which with --project'
+    throw new ConfigError(`has no project ${quotedUnlessCredential(wanted?.name ?? '')}${named} (it has ${listed}); ${next}`, { source: snapshot.path })
+  }
   const found = project.find(asked.type, asked.name)
   if (found === undefined) {
     const others = project.resources.filter((resource) => resource.type === asked.type).map((resource) => resource.name)
