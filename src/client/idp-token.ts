@@ -48,6 +48,8 @@ export const MAX_FAILURE_PAUSE_MS = 30_000
 export interface IdpTokenOptions {
   /** Bound of each discovery and token request. Default 10 000 ms. */
   readonly timeoutMs?: number | undefined
+  /** The first pause after a failed request (0: none). Default {@link FIRST_FAILURE_PAUSE_MS}. */
+  readonly failurePauseMs?: number | undefined
   readonly logger?: AuthLogger | undefined
   readonly now?: (() => number) | undefined
 }
@@ -65,10 +67,12 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * A token is reused until the time `reuseUntil` (./token-lifetime.ts) gives it, minus
  * `token_refresh_margin_seconds`: its `exp` or `expires_in`, 5 minutes when it has neither, 24
  * hours at most. After a failed request callers get that failure, without a new request, for
- * {@link FIRST_FAILURE_PAUSE_MS}, doubled after each failure in a row up to {@link MAX_FAILURE_PAUSE_MS}.
+ * `failurePauseMs` ({@link FIRST_FAILURE_PAUSE_MS}), doubled after each failure in a row up to
+ * {@link MAX_FAILURE_PAUSE_MS}.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
+  const firstPauseMs = options.failurePauseMs ?? FIRST_FAILURE_PAUSE_MS
   const now = options.now ?? Date.now
   let agents: ReturnType<typeof createAgents>
   try {
@@ -153,8 +157,8 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
           return token
         },
         (error: unknown) => {
-          if (error instanceof TokenSourceError) {
-            const pauseMs = failure === undefined ? FIRST_FAILURE_PAUSE_MS : Math.min(2 * failure.pauseMs, MAX_FAILURE_PAUSE_MS)
+          if (error instanceof TokenSourceError && firstPauseMs > 0) {
+            const pauseMs = failure === undefined ? firstPauseMs : Math.min(2 * failure.pauseMs, MAX_FAILURE_PAUSE_MS)
             failure = { error, at: now(), pauseMs }
           }
           throw error

@@ -9,7 +9,7 @@ import { mintIntraToken } from '../base/intra-token.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, func, milliseconds, object, text, type OptionRules } from '../base/option-rules.ts'
 import { TokenSourceError } from './errors.ts'
-import { createIdpTokenSource, idpCredentialsOf, type IdpTokenSource } from './idp-token.ts'
+import { createIdpTokenSource, idpCredentialsOf, MAX_FAILURE_PAUSE_MS, type IdpTokenSource } from './idp-token.ts'
 import { checkSendableToken } from './sendable-token.ts'
 import { validateOidcClient } from './validate.ts'
 
@@ -45,6 +45,14 @@ export interface TokenProviderOptions {
   readonly serviceAccountTokenPath?: string | undefined
   /** Bound of each discovery and token-endpoint request. Default 10 000 ms. */
   readonly timeoutMs?: number | undefined
+  /**
+   * After a failed discovery or token request, how long the provider is not asked again (the
+   * callers get that failure), doubled after each failure in a row up to 30 s. Default 1000 ms.
+   *
+   * WARNING: 0 turns the pause off, and every call then sends the credentials again: against a
+   * provider with brute-force protection, a wrong secret or password locks the account.
+   */
+  readonly failurePauseMs?: number | undefined
   /** Receives the `verify_ssl: false` warning. Default: nothing is logged. */
   readonly logger?: AuthLogger | undefined
   /** Clock, for tests. */
@@ -56,6 +64,7 @@ export const TOKEN_PROVIDER_OPTION_RULES: OptionRules = {
   env: object(),
   serviceAccountTokenPath: text({ nonEmpty: true }),
   timeoutMs: milliseconds(1),
+  failurePauseMs: milliseconds(0, MAX_FAILURE_PAUSE_MS),
   logger: LOGGER_OPTION,
   now: func()
 }
@@ -115,7 +124,8 @@ export function createTokenProvider (config: AuthConfig, options: TokenProviderO
   if (config.type === 'oidc') {
     validateOidcClient(config)
     const credentials = idpCredentialsOf(config)
-    if (credentials !== undefined) idp = createIdpTokenSource(credentials, { timeoutMs: options.timeoutMs, logger: options.logger, now: options.now })
+    const { timeoutMs, failurePauseMs, logger, now } = options
+    if (credentials !== undefined) idp = createIdpTokenSource(credentials, { timeoutMs, failurePauseMs, logger, now })
   }
 
   const intra = async (): Promise<ResolvedToken | undefined> => {

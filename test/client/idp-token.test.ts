@@ -303,11 +303,23 @@ describe('client_secret flow with unusual provider answers', () => {
   })
 
   /** A provider on a clock the test sets (`clock.time`), for the pauses after failed requests. */
-  const clockedClient = (): { client: TokenProvider, clock: { time: number } } => {
+  const clockedClient = (failurePauseMs?: number): { client: TokenProvider, clock: { time: number } } => {
     const clock = { time: 1_700_000_000_000 }
-    const client = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...credentials() } }), { env: {}, serviceAccountTokenPath: '/nonexistent/token', now: () => clock.time })
+    const client = createTokenProvider(loadClientAuthConfig({ auth: { type: 'oidc', ...credentials() } }), { env: {}, serviceAccountTokenPath: '/nonexistent/token', now: () => clock.time, failurePauseMs })
     providers.push(client)
     return { client, clock }
+  }
+  /** The offsets (ms) at which the provider was asked, for one failing call every 250 ms over `spanMs`. */
+  const askedAt = async (client: TokenProvider, clock: { time: number }, spanMs: number): Promise<number[]> => {
+    const sentAt: number[] = []
+    const begin = clock.time
+    for (let offset = 0; offset <= spanMs; offset += 250) {
+      clock.time = begin + offset
+      const before = stub.forms.length
+      assert.equal((await rejection(client.getToken())).code, 'provider_unavailable')
+      if (stub.forms.length > before) sentAt.push(offset)
+    }
+    return sentAt
   }
   const REFUSED: StubReply = { status: 401, body: { error: 'invalid_client' } }
 
@@ -337,17 +349,22 @@ describe('client_secret flow with unusual provider answers', () => {
     stub.replies = [{ status: 503, body: {} }]
     const { client, clock } = clockedClient()
     const start = stub.forms.length
-    const sentAt: number[] = []
-    const begin = clock.time
     // One call every 250 ms for 100 s: the provider is asked only when the pause is over.
-    for (let offset = 0; offset <= 100_000; offset += 250) {
-      clock.time = begin + offset
-      const before = stub.forms.length
-      assert.equal((await rejection(client.getToken())).code, 'provider_unavailable')
-      if (stub.forms.length > before) sentAt.push(offset)
-    }
+    const sentAt = await askedAt(client, clock, 100_000)
     assert.deepEqual(sentAt, [0, 1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000])
     assert.equal(stub.forms.length - start, sentAt.length)
+  })
+
+  it('starts the pauses at failurePauseMs when it is given, doubling up to the same 30 s', async () => {
+    stub.replies = [{ status: 503, body: {} }]
+    const { client, clock } = clockedClient(5000)
+    assert.deepEqual(await askedAt(client, clock, 100_000), [0, 5000, 15_000, 35_000, 65_000, 95_000])
+  })
+
+  it('asks the provider at every call with failurePauseMs 0', async () => {
+    stub.replies = [{ status: 503, body: {} }]
+    const { client, clock } = clockedClient(0)
+    assert.deepEqual(await askedAt(client, clock, 1000), [0, 250, 500, 750, 1000])
   })
 
   it('forgets the failures once a token comes: the next failure pauses 1 s again', async () => {

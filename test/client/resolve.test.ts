@@ -200,6 +200,16 @@ describe('token provider options', () => {
     })
   })
 
+  it('refuses a failure pause below 0 or above the 30 s cap, with the option named and the range', () => {
+    for (const value of [-1, 30_001, Number.NaN]) {
+      assert.throws(() => createTokenProvider({ type: 'no_auth' }, { failurePauseMs: value }), {
+        name: 'OptionError',
+        option: 'failurePauseMs',
+        message: `feast-authz: createTokenProvider: failurePauseMs must be a number of milliseconds from 0 to 30000, got ${String(value)}`
+      })
+    }
+  })
+
   it('refuses an empty service-account token path and a clock that is not a function', () => {
     assert.throws(() => createTokenProvider({ type: 'no_auth' }, { serviceAccountTokenPath: '' }), { name: 'OptionError', option: 'serviceAccountTokenPath' })
     assert.throws(() => createTokenProvider({ type: 'no_auth' }, { now: 5 as never }), { name: 'OptionError', option: 'now' })
