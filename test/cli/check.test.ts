@@ -308,6 +308,14 @@ describe('feast-authz check --registry: the permissions of a Feast registry file
     assert.match(stderr, /<a path of \d+ characters, not shown: it may be a token>: cannot read the Feast registry: file not found\n$/)
   })
 
+  test('a token pasted as --project is not echoed in the missing project\'s error', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXQifQ.c2lnbmF0dXJlLW5vdC10by1lY2hv'
+    const { code, stderr } = await runCheck('--registry', twoProjects, '--project', token, '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.equal(stderr.includes(token), false, stderr)
+    assert.match(stderr, /: has no project a string of \d+ characters \(not shown: it may be a token\) \(it has "demo", "other"\); check --project\n$/)
+  })
+
   test('a project the file does not have exits 2, listing those it has', async () => {
     const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'prod', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
     assert.equal(code, 2)

@@ -162,6 +162,20 @@ describe('feast-authz registry show --registry', () => {
     assert.match(stderr, /ui-sample-registry\.db: cannot use the Feast registry: the registry has no project "fraud" \(it has "credit_scoring_aws"\)/)
   })
 
+  it('exits 2 when --project names a project the file does not have, listing those it has', async () => {
+    const { code, stdout, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--project', 'fraud'], { cwd: bare })
+    assert.deepEqual([code, stdout], [2, ''])
+    assert.match(stderr, /ui-sample-registry\.db: no project "fraud" \(it has "credit_scoring_aws"\)\n$/)
+  })
+
+  it('does not echo a token pasted as --project', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXQifQ.c2lnbmF0dXJlLW5vdC10by1lY2hv'
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--project', token], { cwd: bare })
+    assert.equal(code, 2)
+    assert.equal(stderr.includes(token), false, stderr)
+    assert.match(stderr, /: no project a string of \d+ characters \(not shown: it may be a token\) \(it has "credit_scoring_aws"\)\n$/)
+  })
+
   it('exits 2 naming the field when the feature_store.yaml --config names has no project', async () => {
     const config = store('registry-flag-no-project', 'auth:\n  type: no_auth\n')
     const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })
