@@ -33,12 +33,21 @@ export const ANONYMOUS: Principal = Object.freeze({
   source: 'no_auth'
 })
 
-export function createPrincipal (fields: Omit<Principal, 'roles' | 'groups' | 'namespaces'> & Partial<Pick<Principal, 'roles' | 'groups' | 'namespaces'>>): Principal {
+/**
+ * A frozen principal; each list keeps its first occurrences, in order. The lists given are
+ * copied, unless `ownsLists`: the caller then hands over arrays nothing else holds (a token's
+ * freshly parsed claims), and a list without duplicates is frozen as it is instead of copied:
+ * a distinct token's request then allocates no list of its own.
+ */
+export function createPrincipal (
+  fields: Omit<Principal, 'roles' | 'groups' | 'namespaces'> & Partial<Pick<Principal, 'roles' | 'groups' | 'namespaces'>>,
+  ownsLists = false
+): Principal {
   return Object.freeze({
     username: fields.username,
-    roles: frozenUnique(fields.roles),
-    groups: frozenUnique(fields.groups),
-    namespaces: frozenUnique(fields.namespaces),
+    roles: frozenUnique(fields.roles, ownsLists),
+    groups: frozenUnique(fields.groups, ownsLists),
+    namespaces: frozenUnique(fields.namespaces, ownsLists),
     source: fields.source
   })
 }
@@ -47,8 +56,14 @@ export function createPrincipal (fields: Omit<Principal, 'roles' | 'groups' | 'n
 // most principals have at least one empty list (an OIDC user has no namespaces).
 const NONE: readonly string[] = Object.freeze([])
 
-function frozenUnique (values: readonly string[] | undefined): readonly string[] {
-  return values === undefined || values.length === 0 ? NONE : Object.freeze(unique(values))
+function frozenUnique (values: readonly string[] | undefined, owned: boolean): readonly string[] {
+  if (values === undefined || values.length === 0) return NONE
+  return Object.freeze(owned && values.length <= 16 && !hasDuplicates(values) ? values : unique(values))
+}
+
+function hasDuplicates (values: readonly string[]): boolean {
+  for (let i = 1; i < values.length; i++) if (values.lastIndexOf(values[i] as string, i - 1) >= 0) return true
+  return false
 }
 
 // A token's lists hold a handful of names: a scan beats building a Set for each principal.

@@ -28,7 +28,12 @@ const roleCases: Array<[string, Record<string, unknown>, string | undefined, str
   ['resource_access of the wrong type ignored', { resource_access: ['x'], roles: ['c'] }, CLIENT, ['c']],
   ['a client entry of the wrong type ignored', { resource_access: { [CLIENT]: ['admin'] } }, CLIENT, []],
   ['realm_access, scope, scp and permissions not read', { realm_access: { roles: ['a'] }, scope: 'b', scp: ['c'], permissions: ['d'] }, CLIENT, []],
-  ['case kept', { roles: ['Admin', 'admin', 'ADMIN'] }, CLIENT, ['Admin', 'admin', 'ADMIN']]
+  ['case kept', { roles: ['Admin', 'admin', 'ADMIN'] }, CLIENT, ['Admin', 'admin', 'ADMIN']],
+  ['client roles alone, in their order', { resource_access: { [CLIENT]: { roles: ['b', 'a'] } } }, CLIENT, ['b', 'a']],
+  ['client roles alone, duplicates removed', { resource_access: { [CLIENT]: { roles: ['b', 'a', 'b'] } } }, CLIENT, ['b', 'a']],
+  ['top-level roles alone, duplicates removed', { roles: ['a', 'a'] }, CLIENT, ['a']],
+  ['an empty client list beside top-level roles', { resource_access: { [CLIENT]: { roles: [] } }, roles: ['c', 'd'] }, CLIENT, ['c', 'd']],
+  ['a client list holding only non-strings beside top-level roles', { resource_access: { [CLIENT]: { roles: [1] } }, roles: ['c'] }, CLIENT, ['c']]
 ]
 
 describe('principalFromClaims', () => {
@@ -90,5 +95,18 @@ describe('principalFromClaims', () => {
     const principal = principalFromClaims({ sub: 's', roles: ['a'] }, CLIENT)
     assert.ok(Object.isFrozen(principal))
     assert.ok(Object.isFrozen(principal.roles))
+  })
+
+  test('the lists are frozen however they were read: one claim, two merged, filtered or de-duplicated', () => {
+    const payloads = [
+      { sub: 's', roles: ['a'], groups: ['g'] },
+      { sub: 's', resource_access: { [CLIENT]: { roles: ['a'] } }, roles: ['b'], groups: ['g', 'g'] },
+      { sub: 's', roles: ['a', 7], groups: ['g', null] }
+    ]
+    for (const payload of payloads) {
+      const principal = principalFromClaims(payload, CLIENT)
+      assert.ok(Object.isFrozen(principal.roles) && Object.isFrozen(principal.groups), JSON.stringify(payload))
+      assert.throws(() => { (principal.roles as string[]).push('admin') }, TypeError)
+    }
   })
 })
