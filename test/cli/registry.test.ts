@@ -175,6 +175,14 @@ describe('feast-authz registry show --registry', () => {
     assert.equal(stderr, `feast-authz registry: ${join(bare, 'missing.db')}: cannot read the Feast registry: file not found\n`)
   })
 
+  it('exits 2 for a --project the file lacks without echoing one shaped like a token', async () => {
+    const pasted = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--project', pasted], { cwd: bare })
+    assert.equal(code, 2)
+    assert.doesNotMatch(stderr, /abcdefghijklmnopqrstuvwxyz/)
+    assert.match(stderr, /no project a string of 40 characters \(not shown: it may be a token\) \(it has "credit_scoring_aws"\)/)
+  })
+
   it('exits 2 for the server\'s YAML registry, saying which file registry show reads', async () => {
     const { code, stderr } = await runCli(['registry', 'show', '--registry', store('yaml-registry', 'project: p\nfeature_views: []\n')], { cwd: bare })
     assert.equal(code, 2)

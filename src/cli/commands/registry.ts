@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
@@ -69,7 +70,8 @@ export const run: CliCommand = async (argv, io) => {
 
   const wanted = values.project
   if (wanted !== undefined && !snapshot.projects.has(wanted)) {
-    io.stderr(`feast-authz registry: ${snapshot.path}: no project ${JSON.stringify(wanted)} (it has ${[...snapshot.projects.keys()].map((name) => JSON.stringify(name)).join(', ')})\n`)
+    // Quoted unless shaped like a token, as check --project: one pasted here would be printed.
+    io.stderr(`feast-authz registry: ${snapshot.path}: no project ${quotedUnlessCredential(wanted)} (it has ${[...snapshot.projects.keys()].map((name) => JSON.stringify(name)).join(', ')})\n`)
     return EXIT.usage
   }
   const projects = [...snapshot.projects.values()].filter((project) => wanted === undefined || project.name === wanted)
