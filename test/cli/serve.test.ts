@@ -87,7 +87,7 @@ describe('feast-authz serve', () => {
 
   test('a --health-route that is no path, or a route of the server, exits 2 before anything starts, saying why', async () => {
     const cases = [
-      ['ready', /^feast-authz serve: --health-route must be a path starting with \/, such as \/ready, got "ready"\n/],
+      ['ready', /^feast-authz serve: --health-route must be a path starting with \/, without : \* \? or # \(a path as written, not a route pattern or a query\), such as \/ready, got "ready"\n/],
       ['/health', /^feast-authz serve: --health-route "\/health" is a route of the server \(GET \/health says the registry's state\); give the identity source's readiness another path, such as \/ready\n/],
       ['/api/v1/feature_views', /^feast-authz serve: --health-route "\/api\/v1\/feature_views" is a route of the server/]
     ] as const
@@ -95,6 +95,15 @@ describe('feast-authz serve', () => {
       const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--health-route', path])
       assert.equal(code, 2, path)
       assert.match(stderr, expected)
+    }
+  })
+
+  test('a --health-route written as a route pattern or with a query exits 2 naming the flag, where Fastify took it', async () => {
+    // '/:x' and '/*' made every GET path the server lacks a public route; '/:x(' stopped serve with Fastify's regexp error.
+    for (const path of ['/:x(', '/:any', '/*', '/ready?probe=1', '/ready#x']) {
+      const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--health-route', path])
+      assert.equal(code, 2, path)
+      assert.match(stderr, /^feast-authz serve: --health-route must be a path starting with \/, without : \* \? or # \(a path as written, not a route pattern or a query\), such as \/ready, got "/, path)
     }
   })
 

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
+import { HEALTH_ROUTE_EXPECTED, HEALTH_ROUTE_PATH } from '../../adapters/fastify.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { createLogger, type AuthLogger } from '../../base/logging.ts'
@@ -144,7 +145,7 @@ function bound (text: string | boolean | undefined, flag: string, unit: string, 
 function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: string } {
   if (text === undefined) return {}
   const path = String(text)
-  if (!path.startsWith('/')) throw new UsageError(`--health-route must be a path starting with /, such as /ready, got ${quotedUnlessCredential(path)}`)
+  if (!HEALTH_ROUTE_PATH.test(path)) throw new UsageError(`--health-route must be ${HEALTH_ROUTE_EXPECTED}, such as /ready, got ${quotedUnlessCredential(path)}`)
   if (SERVER_GET_ROUTES.includes(path)) {
     throw new UsageError(`--health-route ${JSON.stringify(path)} is a route of the server (GET /health says the registry's state); give the identity source's readiness another path, such as /ready`)
   }
