@@ -98,6 +98,15 @@ describe('feast-authz serve', () => {
     }
   })
 
+  test('a --host it cannot listen on that is shaped like a token exits 1 without echoing it', async () => {
+    const config = join(dir, 'feature_store.yaml')
+    await writeFile(config, 'project: p\nauth:\n  type: no_auth\n')
+    const { code, stderr } = await runInProcess(runServe, ['--config', config, '--host', 'ghp_doNotPrintMe0123456789abcdefghijkl', '--port', '0', '--log-level', 'silent'])
+    assert.equal(code, 1)
+    assert.doesNotMatch(stderr, /doNotPrintMe/)
+    assert.match(stderr, /^feast-authz serve: cannot listen on a --host of 38 characters \(not shown: it may be a token\), port 0: /)
+  })
+
   test('a --health-route written as a route pattern or with a query exits 2 naming the flag, where Fastify took it', async () => {
     // '/:x' and '/*' made every GET path the server lacks a public route; '/:x(' stopped serve with Fastify's regexp error.
     for (const path of ['/:x(', '/:any', '/*', '/ready?probe=1', '/ready#x']) {

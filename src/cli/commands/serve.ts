@@ -3,7 +3,7 @@ import { HEALTH_ROUTE_EXPECTED, HEALTH_ROUTE_PATH } from '../../adapters/fastify
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { createLogger, type AuthLogger } from '../../base/logging.ts'
-import { quotedUnlessCredential } from '../../base/credential-shape.ts'
+import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { isCatalogYamlPath } from '../../registry/config.ts'
@@ -114,7 +114,7 @@ export const run: CliCommand = async (argv, io) => {
   try {
     address = await app.listen({ host: values.host as string, port })
   } catch (error) {
-    io.stderr(`feast-authz serve: cannot listen on ${String(values.host)}:${port}: ${(error as Error).message}\n`)
+    io.stderr(`feast-authz serve: ${cannotListen(String(values.host), port, error as Error)}\n`)
     await app.close()
     feast?.close()
     return EXIT.rejected
@@ -131,6 +131,15 @@ export const run: CliCommand = async (argv, io) => {
     process.once('SIGTERM', stop)
   })
   return EXIT.ok
+}
+
+/**
+ * Why serve cannot listen, naming the host unless shaped like a token (a token pasted after
+ * --host would be printed twice: Node's reason names the host too).
+ */
+function cannotListen (host: string, port: number, error: Error): string {
+  if (!mayBeCredential(host)) return `cannot listen on ${host}:${port}: ${error.message}`
+  return `cannot listen on a --host of ${host.length} characters (not shown: it may be a token), port ${port}: ${error.message.replaceAll(host, '<host>')}`
 }
 
 /** A bound's flag as the server's option (none when not given, the server's default); anything but a positive whole number is a usage error. */
