@@ -69,6 +69,13 @@ describe('feast-authz serve', () => {
     }
   })
 
+  test('a token given as --port by mistake is not echoed in its error', async () => {
+    const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--port', 'ghp_doNotPrintMe0123456789abcdefghijkl'])
+    assert.equal(code, 2)
+    assert.doesNotMatch(stderr, /doNotPrintMe/)
+    assert.match(stderr, /^feast-authz serve: --port must be a number from 0 to 65535, got a string of 38 characters \(not shown: it may be a token\)\n/)
+  })
+
   test('without --config and with no fallback it exits 2 naming the three places a configuration can come from', async () => {
     const { code, stderr } = await runInProcess(runServe, [])
     assert.equal(code, 2)

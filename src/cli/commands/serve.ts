@@ -69,7 +69,7 @@ export const run: CliCommand = async (argv, io) => {
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     const given = portNumber(String(values.port))
-    if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
+    if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${quotedUnlessCredential(String(values.port))}`)
     port = given
     if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
     limits = {
