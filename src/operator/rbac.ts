@@ -157,7 +157,9 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },
-    ...feastRoles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels(store) }, rules: [{ ...feastRoleMarker(role) }] }))
+    // One object for every store of the namespace that lists the role: no label names a store,
+    // which would be whichever was applied last (and `kubectl delete -l` of that store would take it from the others).
+    ...feastRoles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels() }, rules: [{ ...feastRoleMarker(role) }] }))
   ]
 }
 

@@ -233,6 +233,13 @@ describe('the cluster-scoped names of the rendered RBAC', () => {
     assert.throws(() => kubernetesRbac('prod', 'team-a', [42] as never), { name: 'OptionError', option: 'roles[0]' })
   })
 
+  test('a Feast role, one object for every store of the namespace that lists it, renders alike for each and names no store', () => {
+    const readers = (store: string): KubeObject | undefined => kubernetesRbac(store, 'team-a', ['readers']).find((object) => object.kind === 'Role' && (object.metadata as { name: string }).name === 'readers')
+    // A label naming the store applied last would let kubectl delete -l feast.dev/name=<that store> remove the other's role.
+    assert.deepEqual(readers('prod'), readers('staging'))
+    assert.equal('feast.dev/name' in ((readers('prod')?.metadata as { labels: Record<string, string> }).labels), false)
+  })
+
   test('a Feast role given twice is one Role', () => {
     const roles = kubernetesRbac('prod', 'team-a', ['readers', 'readers']).filter((object) => object.kind === 'Role' && (object.metadata as { name: string }).name === 'readers')
     assert.equal(roles.length, 1)
