@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 // `npm ci` alone makes `npx feast-authz` work and no stale build runs. The published package
 // ships no sources and runs its build.
 const sources = new URL('../src/cli/main.ts', import.meta.url)
-const { main } = existsSync(sources) && await registerTsx()
+const { runProcess } = existsSync(sources) && await registerTsx()
   ? await import(sources.href)
   : await import('../dist/cli/main.js')
 
@@ -19,14 +19,5 @@ async function registerTsx () {
   }
 }
 
-main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env
-}).then(
-  (code) => { process.exitCode = code },
-  (error) => {
-    process.stderr.write(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 2
-  }
-)
+// runProcess writes through the CLI's terminal escaping and sets the exit code.
+await runProcess()

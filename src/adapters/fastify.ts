@@ -70,10 +70,19 @@ export interface FeastAuthzOptions extends AuthzOptions {
   readonly healthRoute?: string
 }
 
+/**
+ * What `healthRoute` takes: a path as written. Fastify reads `:` and `*` as a route pattern, and
+ * `/:any` or `/*` made every GET path the app lacks a public readiness answer; a `?` or `#` part
+ * is never matched by a request's path, so the route would silently answer nothing.
+ */
+export const HEALTH_ROUTE_PATH = /^\/[^:*?#]*$/
+/** {@link HEALTH_ROUTE_PATH} in words, for the plugin's option and `feast-authz serve --health-route`. */
+export const HEALTH_ROUTE_EXPECTED = 'a path starting with /, without : * ? or # (a path as written, not a route pattern or a query)'
+
 /** The rules of {@link FeastAuthzOptions}: the shared ones and `healthRoute`. */
 const PLUGIN_OPTION_RULES: OptionRules = {
   ...AUTHZ_OPTION_RULES,
-  healthRoute: text({ pattern: /^\//, expected: 'a path starting with /' })
+  healthRoute: text({ pattern: HEALTH_ROUTE_PATH, expected: HEALTH_ROUTE_EXPECTED })
 }
 
 const plugin: FastifyPluginAsync<FeastAuthzOptions> = async (fastify, options) => {

@@ -31,6 +31,14 @@ export function parseCommandArgs<T extends Options> (
     if (code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments')
     throw error
   }
+  // parseArgs keeps the last value of an option given twice: `check --permissions prod.yaml ...
+  // --permissions dev.yaml` would decide with dev.yaml alone. Named, never with its values.
+  const seen = new Set<string>()
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || token.value === undefined || options[token.name]?.multiple === true) continue
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} given more than once: give it once`)
+    seen.add(token.name)
+  }
   // Counted here rather than by parseArgs, whose error quotes the argument.
   const extra = parsed.tokens.filter((token) => token.kind === 'positional')[positionals]
   if (extra !== undefined) throw unexpectedArgument(extra.index + 1)

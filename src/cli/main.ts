@@ -49,15 +49,20 @@ export async function main (argv: readonly string[], io: CliIo): Promise<number>
   return await run(rest, io)
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
-if (invokedDirectly) {
-  // Every byte for the terminal passes here: names and claims in it come from files and tokens others wrote.
+/**
+ * Runs the command line of this process: what the `feast-authz` bin and `node src/cli/main.ts`
+ * both call, so that every byte for the terminal passes {@link terminalSafe} (names and claims in
+ * it come from files and tokens others wrote), and the exit code is set.
+ */
+export async function runProcess (argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const io: CliIo = { stdout: (text) => process.stdout.write(terminalSafe(text)), stderr: (text) => process.stderr.write(terminalSafe(text)), env: process.env }
-  main(process.argv.slice(2), io).then(
-    (code) => { process.exitCode = code },
-    (error: unknown) => {
-      io.stderr(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
-      process.exitCode = 2
-    }
-  )
+  try {
+    process.exitCode = await main(argv, io)
+  } catch (error) {
+    io.stderr(`feast-authz: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = EXIT.usage
+  }
 }
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
+if (invokedDirectly) void runProcess()

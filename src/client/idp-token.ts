@@ -2,6 +2,7 @@ import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import { describeReadError } from '../base/regular-file.ts'
+import { withinPause } from '../base/failure-backoff.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
 import { urlForLog } from '../base/observability/log-safe-url.ts'
@@ -150,7 +151,7 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
       const marginMs = credentials.token_refresh_margin_seconds * 1000
       const time = now()
       if (cached !== undefined && time < cached.expiresAt - marginMs) return cached.token
-      if (pending === undefined && failure !== undefined && time < failure.at + failure.pauseMs) throw pausedAfter(failure, time)
+      if (pending === undefined && failure !== undefined && withinPause(time, failure.at, failure.pauseMs)) throw pausedAfter(failure, time)
       pending ??= fetchToken().then(
         (token) => {
           failure = undefined

@@ -15,3 +15,8 @@ export function isNamespaceName (value: unknown): value is string {
 export function isStoreName (value: unknown): value is string {
   return typeof value === 'string' && DNS_SUBDOMAIN.test(value) && value.length <= MAX_NAME_LABEL
 }
+
+/** apimachinery ValidateRBACName (path.IsValidPathSegmentName): a Role's name, which may hold what a DNS name may not, but not `/` or `%`. */
+export function isRbacName (value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value !== '.' && value !== '..' && !/[/%]/.test(value)
+}

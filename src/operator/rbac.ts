@@ -2,7 +2,7 @@ import { feastRoleMarker } from '../base/feast-role-marker.ts'
 import { boolean, checkOptions } from '../base/option-rules.ts'
 import { OptionError } from '../base/errors.ts'
 import { describeValue } from '../base/describe-value.ts'
-import { isNamespaceName, isStoreName } from './kube-names.ts'
+import { isNamespaceName, isRbacName, isStoreName } from './kube-names.ts'
 
 /** A Kubernetes object as plain data, ready for `kubectl apply`. */
 export type KubeObject = Record<string, unknown>
@@ -45,6 +45,18 @@ function clusterBindingName (store: string, namespace: string, purpose: 'token-r
 function checkStore (owner: string, store: string, namespace: string): void {
   if (!isStoreName(store)) throw new OptionError(`${owner}: expected the store's name, a lower-case DNS name of at most 63 characters, got ${describeValue(store)}`, { option: 'store' })
   if (!isNamespaceName(namespace)) throw new OptionError(`${owner}: expected a namespace name (a lower-case DNS label), got ${describeValue(namespace)}`, { option: 'namespace' })
+}
+
+/**
+ * The Feast roles as Role names, once each: refused as the API server would refuse a Role's name
+ * (renderFeatureStore checks its field more strictly, and names it by its path in the file).
+ */
+function checkRoles (owner: string, roles: unknown): readonly string[] {
+  if (!Array.isArray(roles)) throw new OptionError(`${owner}: roles must be a list of Role names, got ${describeValue(roles)}`, { option: 'roles' })
+  roles.forEach((role: unknown, index) => {
+    if (!isRbacName(role)) throw new OptionError(`${owner}: roles[${index}]: expected a Role's name (not empty, . or .., without / or %), got ${describeValue(role)}`, { option: `roles[${index}]` })
+  })
+  return [...new Set(roles as string[])]
 }
 
 function subject (store: string, namespace: string): Record<string, string> {
@@ -93,14 +105,16 @@ const feastExtraRules = (): KubeObject[] => [
  *
  * A Feast role named `feast-<other>` is the same object as the own Role of a store `<other>` in
  * the namespace, if there is one: this function sees one store only, and refuses `feast-<store>`.
- * Throws {@link OptionError} for a store name or namespace the API server would refuse.
+ * Throws {@link OptionError} for a store name, namespace or role name the API server would refuse;
+ * a role given twice is one Role.
  */
 export function kubernetesRbac (store: string, namespace: string, roles: readonly string[], options: KubernetesRbacOptions = {}): KubeObject[] {
   checkOptions(options, { feastCompatible: boolean() }, { owner: 'kubernetesRbac' })
   checkStore('kubernetesRbac', store, namespace)
+  const feastRoles = checkRoles('kubernetesRbac', roles)
   const name = serviceAccountName(store)
   // Both would be one object: the Feast role would replace the rules the service needs (renderFeatureStore says the same, with the field's path).
-  if (roles.includes(name)) throw new OptionError(`kubernetesRbac: "${name}" is the store's own Role (the one that lets the service read RoleBindings): give this Feast role another name`, { option: 'roles' })
+  if (feastRoles.includes(name)) throw new OptionError(`kubernetesRbac: "${name}" is the store's own Role (the one that lets the service read RoleBindings): give this Feast role another name`, { option: 'roles' })
   const feast = options.feastCompatible === true
   const clusterRole = feast ? FEAST_CLUSTER_ROLE : TOKEN_REVIEW_CLUSTER_ROLE
   return [
@@ -143,7 +157,9 @@ export function kubernetesRbac (store: string, namespace: string, roles: readonl
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects: [subject(store, namespace)]
     },
-    ...roles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels(store) }, rules: [{ ...feastRoleMarker(role) }] }))
+    // One object for every store of the namespace that lists the role: no label names a store,
+    // which would be whichever was applied last (and `kubectl delete -l` of that store would take it from the others).
+    ...feastRoles.map((role) => ({ apiVersion: RBAC, kind: 'Role', metadata: { name: role, namespace, labels: labels() }, rules: [{ ...feastRoleMarker(role) }] }))
   ]
 }
 

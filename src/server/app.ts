@@ -122,9 +122,11 @@ export async function buildReferenceServer (options: ReferenceServerOptions = {}
       const closeOpened = opened
       if (closeOpened !== undefined) app.addHook('onClose', async () => { closeOpened.close() })
     }
-    const catalog: FeatureCatalog = feast !== undefined
-      ? catalogFromFeastRegistry(feast)
-      : givenRegistry as FeatureCatalog | undefined ?? emptyRegistry(projectOf(app, authz.config), logger)
+    // A catalog given is what is served, even when feature_store.yaml names a Feast registry (the
+    // plugin then took its permissions from that one): its views were silently replaced by the file's.
+    const givenCatalog = givenRegistry !== undefined && givenFeast === undefined ? givenRegistry as FeatureCatalog : undefined
+    const catalog: FeatureCatalog = givenCatalog ??
+      (feast !== undefined ? catalogFromFeastRegistry(feast) : emptyRegistry(projectOf(app, authz.config), logger))
     // Permissions from another Feast registry than the one served: /health reads both.
     const permissionRegistry = isFeastRegistry(authz.permissions) && authz.permissions !== feast ? authz.permissions : undefined
     registerHealthRoute(app, [feast, permissionRegistry].filter((registry) => registry !== undefined))

@@ -172,7 +172,9 @@ export function registerOnlineRoutes (app: FastifyInstance, scopeOf: (request: F
       const { runAsync, views, store } = materializeWork(request)
       checkMaterializable(views)
       // Materializing fills the project's store: one whose sample rows cannot fit is a 507 here too.
-      store(request)
+      // Materializing no view asks no permission (as in Feast) and touches no store: a caller with
+      // no permission in the project would otherwise build its store and learn of its 507.
+      if (views.length > 0) store(request)
       const names = views.map((view) => view.name)
       // Feast's `?async=true` answer. Nothing runs in the background here (nothing is copied), so
       // no view is ever left MATERIALIZING and Feast's 409 for a second run cannot happen.

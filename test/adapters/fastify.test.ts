@@ -213,7 +213,8 @@ describe('plugin options are checked at registration', () => {
     ['a realm that is not a string', { realm: 42 }, /realm must be a string, got 42/],
     ['a logger without the methods feast-authz calls', { logger: console.log }, /logger must be an object with the methods debug, info, warn, error, got a function/],
     ['a manager that is not one', { manager: {} }, /manager must be an object with the methods authenticate, warmUp, health, close, got a mapping/],
-    ['a healthRoute that is not a path', { healthRoute: 'health' }, /healthRoute must be a path starting with \/, got "health"/],
+    ['a healthRoute that is not a path', { healthRoute: 'health' }, /healthRoute must be a path starting with \/, without : \* \? or # \(a path as written, not a route pattern or a query\), got "health"/],
+    ['a healthRoute that is a route pattern, which would answer every other path', { healthRoute: '/:any' }, /healthRoute must be a path starting with \/, without : \* \? or # .*, got "\/:any"/],
     ['a misspelt option', { maxTokenLenght: 4096 }, /maxTokenLenght is not an option \(did you mean maxTokenLength\?\)/]
   ]
   for (const [label, options, message] of cases) {

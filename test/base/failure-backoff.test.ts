@@ -32,4 +32,13 @@ describe('the failure back-off shared by discovery and the key set', () => {
     time = 1000
     assert.equal(backoff.waiting(), false)
   })
+
+  test('ends when the clock is set back after the failure, instead of lasting until it catches up', () => {
+    let time = 10_000_000
+    const backoff = createFailureBackoff(1000, () => time)
+    backoff.failed(new Error('provider down'))
+    time -= 3_600_000
+    assert.equal(backoff.waiting(), false)
+    backoff.check()
+  })
 })

@@ -45,6 +45,18 @@ describe('parseCommandArgs', () => {
     })
   })
 
+  test('an option that takes one value given twice is a usage error naming it, never its values (one would be silently dropped)', () => {
+    expectError(() => parseCommandArgs(['--config', 'prod.yaml', '--config=ghp_doNotPrintMe123456789'], OPTIONS), {
+      type: UsageError,
+      message: '--config given more than once: give it once'
+    })
+  })
+
+  test('a repeatable option and a flag may be given more than once', () => {
+    const options = { tag: { type: 'string', multiple: true }, verbose: { type: 'boolean' } } as const
+    assert.deepEqual({ ...parseCommandArgs(['--tag', 'a=1', '--tag', 'b=2', '--verbose', '--verbose'], options).values }, { tag: ['a=1', 'b=2'], verbose: true })
+  })
+
   test('an unknown option is named with the nearest known one', () => {
     expectError(() => parseCommandArgs(['--confg', 'x.yaml'], OPTIONS), {
       type: UsageError,

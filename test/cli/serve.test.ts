@@ -69,6 +69,13 @@ describe('feast-authz serve', () => {
     }
   })
 
+  test('a token given as --port by mistake is not echoed in its error', async () => {
+    const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--port', 'ghp_doNotPrintMe0123456789abcdefghijkl'])
+    assert.equal(code, 2)
+    assert.doesNotMatch(stderr, /doNotPrintMe/)
+    assert.match(stderr, /^feast-authz serve: --port must be a number from 0 to 65535, got a string of 38 characters \(not shown: it may be a token\)\n/)
+  })
+
   test('without --config and with no fallback it exits 2 naming the three places a configuration can come from', async () => {
     const { code, stderr } = await runInProcess(runServe, [])
     assert.equal(code, 2)
@@ -87,7 +94,7 @@ describe('feast-authz serve', () => {
 
   test('a --health-route that is no path, or a route of the server, exits 2 before anything starts, saying why', async () => {
     const cases = [
-      ['ready', /^feast-authz serve: --health-route must be a path starting with \/, such as \/ready, got "ready"\n/],
+      ['ready', /^feast-authz serve: --health-route must be a path starting with \/, without : \* \? or # \(a path as written, not a route pattern or a query\), such as \/ready, got "ready"\n/],
       ['/health', /^feast-authz serve: --health-route "\/health" is a route of the server \(GET \/health says the registry's state\); give the identity source's readiness another path, such as \/ready\n/],
       ['/api/v1/feature_views', /^feast-authz serve: --health-route "\/api\/v1\/feature_views" is a route of the server/]
     ] as const
@@ -95,6 +102,24 @@ describe('feast-authz serve', () => {
       const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--health-route', path])
       assert.equal(code, 2, path)
       assert.match(stderr, expected)
+    }
+  })
+
+  test('a --host it cannot listen on that is shaped like a token exits 1 without echoing it', async () => {
+    const config = join(dir, 'feature_store.yaml')
+    await writeFile(config, 'project: p\nauth:\n  type: no_auth\n')
+    const { code, stderr } = await runInProcess(runServe, ['--config', config, '--host', 'ghp_doNotPrintMe0123456789abcdefghijkl', '--port', '0', '--log-level', 'silent'])
+    assert.equal(code, 1)
+    assert.doesNotMatch(stderr, /doNotPrintMe/)
+    assert.match(stderr, /^feast-authz serve: cannot listen on a --host of 38 characters \(not shown: it may be a token\), port 0: /)
+  })
+
+  test('a --health-route written as a route pattern or with a query exits 2 naming the flag, where Fastify took it', async () => {
+    // '/:x' and '/*' made every GET path the server lacks a public route; '/:x(' stopped serve with Fastify's regexp error.
+    for (const path of ['/:x(', '/:any', '/*', '/ready?probe=1', '/ready#x']) {
+      const { code, stderr } = await runInProcess(runServe, ['--config', 'feature_store.yaml', '--health-route', path])
+      assert.equal(code, 2, path)
+      assert.match(stderr, /^feast-authz serve: --health-route must be a path starting with \/, without : \* \? or # \(a path as written, not a route pattern or a query\), such as \/ready, got "/, path)
     }
   })
 

@@ -382,6 +382,17 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.equal(stub.forms.length, sent + 1)
   })
 
+  it('asks the provider again when the clock is set back after a failure, instead of pausing until it catches up', async () => {
+    stub.replies = [REFUSED]
+    const { client, clock } = clockedClient()
+    await rejection(client.getToken())
+    const sent = stub.forms.length
+    // NTP stepping the clock back an hour (a VM resumed, say): the pause was measured on it.
+    clock.time -= 3_600_000
+    await rejection(client.getToken())
+    assert.equal(stub.forms.length, sent + 1)
+  })
+
   it('removes the secret from an error description that echoes it', async () => {
     stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
     const error = await rejection(clientFor(credentials()).getToken())

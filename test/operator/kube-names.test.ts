@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { isNamespaceName, isStoreName } from '../../src/operator/kube-names.ts'
+import { isNamespaceName, isRbacName, isStoreName } from '../../src/operator/kube-names.ts'
 
 describe('Kubernetes names of a store', () => {
   test('a namespace is a lower-case DNS label of at most 63 characters: no dot, no colon', () => {
@@ -9,5 +9,9 @@ describe('Kubernetes names of a store', () => {
 
   test('a store name is a lower-case DNS subdomain short enough for a label value: dots, but no colon and at most 63 characters', () => {
     assert.deepEqual(['prod', 'prod.eu', 's'.repeat(63), 's'.repeat(64), 'a:b', 'Prod', 'prod.', '', null].map(isStoreName), [true, true, true, false, false, false, false, false, false])
+  })
+
+  test('a Role\'s name is a path segment: upper case, colons and underscores, but not empty, . or .., and no / or %', () => {
+    assert.deepEqual(['readers', 'Feast_Readers', 'a:b', '...', '', '.', '..', 'a/b', '50%', 7].map(isRbacName), [true, true, true, true, false, false, false, false, false, false])
   })
 })

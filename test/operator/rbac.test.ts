@@ -221,6 +221,29 @@ describe('the cluster-scoped names of the rendered RBAC', () => {
     assert.throws(() => oidcRbac('prod', 'team:a'), { name: 'OptionError', option: 'namespace', message: /oidcRbac: expected a namespace name .* got "team:a"/ })
     assert.throws(() => oidcRbac('x'.repeat(64), 'team-a'), { name: 'OptionError', option: 'store' })
   })
+
+  test('a Feast role name the API server would refuse as a Role\'s name is refused with its place named, not rendered', () => {
+    for (const role of ['team/admins', '', '..', 'ninety%']) {
+      assert.throws(() => kubernetesRbac('prod', 'team-a', ['readers', role]), { name: 'OptionError', option: 'roles[1]', message: /kubernetesRbac: roles\[1\]: expected a Role's name .*, got "/ }, role)
+    }
+  })
+
+  test('roles that are not a list of strings are refused naming the option, not met as a TypeError', () => {
+    assert.throws(() => kubernetesRbac('prod', 'team-a', 'readers' as never), { name: 'OptionError', option: 'roles', message: /kubernetesRbac: roles must be a list of Role names, got "readers"/ })
+    assert.throws(() => kubernetesRbac('prod', 'team-a', [42] as never), { name: 'OptionError', option: 'roles[0]' })
+  })
+
+  test('a Feast role, one object for every store of the namespace that lists it, renders alike for each and names no store', () => {
+    const readers = (store: string): KubeObject | undefined => kubernetesRbac(store, 'team-a', ['readers']).find((object) => object.kind === 'Role' && (object.metadata as { name: string }).name === 'readers')
+    // A label naming the store applied last would let kubectl delete -l feast.dev/name=<that store> remove the other's role.
+    assert.deepEqual(readers('prod'), readers('staging'))
+    assert.equal('feast.dev/name' in ((readers('prod')?.metadata as { labels: Record<string, string> }).labels), false)
+  })
+
+  test('a Feast role given twice is one Role', () => {
+    const roles = kubernetesRbac('prod', 'team-a', ['readers', 'readers']).filter((object) => object.kind === 'Role' && (object.metadata as { name: string }).name === 'readers')
+    assert.equal(roles.length, 1)
+  })
 })
 
 describe('two stores of one name in two namespaces, each rendered and applied with kubectl', { skip: missing }, () => {

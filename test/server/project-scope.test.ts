@@ -164,6 +164,14 @@ describe('another project\'s store over the bound, met only by routes that use i
     assert.equal(server.fills(), 0)
   })
 
+  test('a caller with no permission there materializing no view (which asks none) builds no store and learns nothing of it', async (t) => {
+    const server = await serveTwoProjects(t, [1, 2, 3], withOidc())
+    const reply = await call(server.url, 'POST', '/materialize?project=other', { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z', feature_views: [] }, await tokenWith(['home-reader']))
+    assert.equal(reply.status, 200, JSON.stringify(reply.body))
+    assert.deepEqual(reply.body, { materialized: [] })
+    assert.equal(server.fills(), 0, 'materializing nothing fills no store')
+  })
+
   test('materializing it is a 507, as the store it would fill cannot hold its rows', async (t) => {
     const server = await serveTwoProjects(t, [1, 2, 3])
     const reply = await call(server.url, 'POST', '/materialize?project=other', { start_ts: '2026-11-01T00:00:00Z', end_ts: '2026-11-02T00:00:00Z' })

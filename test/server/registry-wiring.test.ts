@@ -14,6 +14,7 @@ import { ConfigError } from '../../src/config/errors.ts'
 import { permission, roleBasedPolicy } from '../../src/permissions/define.ts'
 import { openFeastRegistry } from '../../src/registry/index.ts'
 import { buildReferenceServer, type ReferenceServerOptions } from '../../src/server/app.ts'
+import { loadYamlCatalogFile } from '../../src/server/catalog-yaml.ts'
 import { oidcAuth } from '../helpers/authz-app.ts'
 import { registryBytes, replaceFile, SAMPLE_REGISTRY } from '../helpers/registry-builder.ts'
 import { useUsers, RELOAD_WAIT, storeDir, TWO_PROJECTS, type StoreDir, type User } from '../helpers/registry-wiring.ts'
@@ -164,6 +165,17 @@ describe('the reference server follows the registry file while serving', () => {
     const strangers = permission({ name: 'everyone-reads', types: ['FeatureView'], actions: ['READ_ONLINE'], policy: roleBasedPolicy([]) })
     const { call } = await start({ config: store.config, permissions: [strangers] })
     assert.equal((await call('POST', '/get-online-features', 'reader', { features: ['driver_stats:conv_rate'], entities: { driver: [1] } })).status, 403)
+  })
+
+  test('a YAML registry given as the registry option is served, under the permissions of the Feast registry feature_store.yaml names', async () => {
+    const store = storeDir(oidcAuth(users.provider))
+    cleanups.push(store.cleanup)
+    const yaml = 'project: demo\nfeature_views:\n  - {name: yaml_view, kind: FeatureView, entities: [driver], features: [conv_rate]}\n'
+    const { call } = await start({ config: store.config, registry: loadYamlCatalogFile({ yaml, source: 'registry.yaml' }) })
+    const listed = await call('GET', '/api/v1/feature_views', 'reader')
+    assert.equal(listed.status, 200)
+    assert.deepEqual(viewNames(listed), ['yaml_view'])
+    assert.equal((await call('GET', '/api/v1/feature_views', 'stranger')).status, 403)
   })
 
   test('an unsupported registry type in feature_store.yaml is a startup error', async () => {

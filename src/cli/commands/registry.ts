@@ -70,7 +70,7 @@ export const run: CliCommand = async (argv, io) => {
 
   const wanted = values.project
   if (wanted !== undefined && !snapshot.projects.has(wanted)) {
-    // Quoted unless shaped like a token, as check's --project: one pasted here would be printed.
+    // Quoted unless shaped like a token, as check --project: one pasted here would be printed.
     io.stderr(`feast-authz registry: ${snapshot.path}: no project ${quotedUnlessCredential(wanted)} (it has ${[...snapshot.projects.keys()].map((name) => JSON.stringify(name)).join(', ')})\n`)
     return EXIT.usage
   }

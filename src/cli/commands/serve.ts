@@ -1,8 +1,9 @@
 import { dirname, isAbsolute, resolve } from 'node:path'
+import { HEALTH_ROUTE_EXPECTED, HEALTH_ROUTE_PATH } from '../../adapters/fastify.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import { createLogger, type AuthLogger } from '../../base/logging.ts'
-import { quotedUnlessCredential } from '../../base/credential-shape.ts'
+import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
 import { PermissionError } from '../../permissions/errors.ts'
 import { openFeastRegistry, type FeastRegistry } from '../../registry/feast-registry.ts'
 import { isCatalogYamlPath } from '../../registry/config.ts'
@@ -68,7 +69,7 @@ export const run: CliCommand = async (argv, io) => {
     }))
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     const given = portNumber(String(values.port))
-    if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`)
+    if (given === undefined) throw new UsageError(`--port must be a number from 0 to 65535, got ${quotedUnlessCredential(String(values.port))}`)
     port = given
     if (!LEVELS.includes(String(values['log-level']))) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}`)
     limits = {
@@ -113,7 +114,7 @@ export const run: CliCommand = async (argv, io) => {
   try {
     address = await app.listen({ host: values.host as string, port })
   } catch (error) {
-    io.stderr(`feast-authz serve: cannot listen on ${String(values.host)}:${port}: ${(error as Error).message}\n`)
+    io.stderr(`feast-authz serve: ${cannotListen(String(values.host), port, error as Error)}\n`)
     await app.close()
     feast?.close()
     return EXIT.rejected
@@ -132,6 +133,15 @@ export const run: CliCommand = async (argv, io) => {
   return EXIT.ok
 }
 
+/**
+ * Why serve cannot listen, naming the host unless shaped like a token (a token pasted after
+ * --host would be printed twice: Node's reason names the host too).
+ */
+function cannotListen (host: string, port: number, error: Error): string {
+  if (!mayBeCredential(host)) return `cannot listen on ${host}:${port}: ${error.message}`
+  return `cannot listen on a --host of ${host.length} characters (not shown: it may be a token), port ${port}: ${error.message.replaceAll(host, '<host>')}`
+}
+
 /** A bound's flag as the server's option (none when not given, the server's default); anything but a positive whole number is a usage error. */
 function bound (text: string | boolean | undefined, flag: string, unit: string, fallback: number, option: string): Record<string, number> {
   if (text === undefined) return {}
@@ -144,7 +154,7 @@ function bound (text: string | boolean | undefined, flag: string, unit: string, 
 function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: string } {
   if (text === undefined) return {}
   const path = String(text)
-  if (!path.startsWith('/')) throw new UsageError(`--health-route must be a path starting with /, such as /ready, got ${quotedUnlessCredential(path)}`)
+  if (!HEALTH_ROUTE_PATH.test(path)) throw new UsageError(`--health-route must be ${HEALTH_ROUTE_EXPECTED}, such as /ready, got ${quotedUnlessCredential(path)}`)
   if (SERVER_GET_ROUTES.includes(path)) {
     throw new UsageError(`--health-route ${JSON.stringify(path)} is a route of the server (GET /health says the registry's state); give the identity source's readiness another path, such as /ready`)
   }
