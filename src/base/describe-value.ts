@@ -28,3 +28,12 @@ export function describeKind (value: unknown): string {
   if (Array.isArray(value)) return 'a list'
   return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`
 }
+
+/**
+ * Names for an error message, quoted: `"a", "b" and 3 more` past `most` (a registry may hold
+ * hundreds of projects, and a message is one line).
+ */
+export function quotedNames (names: readonly string[], most = 10): string {
+  const shown = names.slice(0, most).map((name) => JSON.stringify(name))
+  return names.length > most ? `${shown.join(', ')} and ${names.length - most} more` : shown.join(', ')
+}

@@ -4,6 +4,8 @@ import { readFile, stat } from 'node:fs/promises'
 import type { PermissionSource } from '../permissions/source.ts'
 import { ConfigError } from '../config/errors.ts'
 import { pathForMessage } from '../base/credential-shape.ts'
+import { quotedNames } from '../base/describe-value.ts'
+import { didYouMean } from '../base/did-you-mean.ts'
 import { checkRegularFile, describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
 import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
@@ -323,7 +325,7 @@ function * loadSteps (
       ? 'the registry has no project list, only the project_metadata of Feast older than 0.41; feast-authz does not read that (a current file cut short looks the same, see docs/registry.md): run `feast apply` with Feast 0.41 or newer, which writes the project list'
       : snapshot.projectNames.length === 0
         ? 'the registry lists no projects (Feast writes its project list last, so a file cut short looks like this; so does one written by Feast older than 0.41)'
-        : `the registry has no project ${JSON.stringify(home)} (it has ${snapshot.projectNames.map((name) => JSON.stringify(name)).join(', ')}); check \`project\` in feature_store.yaml`
+        : `the registry has no project ${JSON.stringify(home)}${didYouMean(home ?? '', snapshot.projectNames)} (it has ${quotedNames(snapshot.projectNames)}); check \`project\` in feature_store.yaml`
     throw new ConfigError(`cannot use the Feast registry: ${problem}`, { source: path })
   }
   if (before !== undefined) {

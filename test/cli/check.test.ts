@@ -316,6 +316,12 @@ describe('feast-authz check --registry: the permissions of a Feast registry file
     assert.match(stderr, /: has no project a string of \d+ characters \(not shown: it may be a token\) \(it has "demo", "other"\); check --project\n$/)
   })
 
+  test('a misspelt --project exits 2 with the nearest project the file has', async () => {
+    const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'dmeo', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
+    assert.equal(code, 2)
+    assert.match(stderr, /: has no project "dmeo" \(did you mean demo\?\) \(it has "demo", "other"\); check --project\n$/)
+  })
+
   test('a project the file does not have exits 2, listing those it has', async () => {
     const { code, stderr } = await runCheck('--registry', twoProjects, '--project', 'prod', '--principal', as([]), '--resource', 'FeatureView:driver_stats', '--action', 'DESCRIBE')
     assert.equal(code, 2)

@@ -168,6 +168,12 @@ describe('feast-authz registry show --registry', () => {
     assert.match(stderr, /ui-sample-registry\.db: no project "fraud" \(it has "credit_scoring_aws"\)\n$/)
   })
 
+  it('exits 2 for a misspelt --project, with the nearest project the file has', async () => {
+    const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--project', 'credit_scoring'], { cwd: bare })
+    assert.equal(code, 2)
+    assert.match(stderr, /no project "credit_scoring" \(did you mean credit_scoring_aws\?\) \(it has "credit_scoring_aws"\)\n$/)
+  })
+
   it('exits 2 naming the field when the feature_store.yaml --config names has no project', async () => {
     const config = store('registry-flag-no-project', 'auth:\n  type: no_auth\n')
     const { code, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })

@@ -86,6 +86,15 @@ describe('a registry file that cannot be used at startup is a startup error nami
     startupFailure(registryFile(registryBytes({ projects: ['other'] })), /the registry has no project "demo" \(it has "other"\); check `project` in feature_store\.yaml/)
   })
 
+  it('a registry that lacks the configured project but holds one spelt nearly so, naming it', () => {
+    startupFailure(registryFile(registryBytes({ projects: ['other', 'demos'] })), /the registry has no project "demo" \(did you mean demos\?\) \(it has "other", "demos"\)/)
+  })
+
+  it('a registry of many projects names ten of them and counts the rest', () => {
+    const projects = Array.from({ length: 25 }, (_, index) => `team_${index}`)
+    startupFailure(registryFile(registryBytes({ projects })), /\(it has "team_0", "team_1", .*"team_9" and 15 more\); check `project`/)
+  })
+
   it('a registry that lists no projects at all', () => {
     startupFailure(registryFile(registryBytes({ projects: [], permissions: { demo: [READERS] } })), /the registry lists no projects/)
   })

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
-import { describeValue } from '../../base/describe-value.ts'
+import { describeValue, quotedNames } from '../../base/describe-value.ts'
 import { fullAccessTo, noPermissionsWarning } from '../../adapters/unprotected-projects.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
 import { decide, describeDecision, type Decision } from '../../permissions/decide.ts'
@@ -173,13 +173,16 @@ function fromRegistry (path: string, wanted: WantedProject | undefined, asked: R
   if (isCatalogYamlPath(path)) throw new ConfigError('is a YAML file, not a Feast registry file (registry.db): a permissions YAML file goes with --permissions', { source: path })
   const snapshot = loadRegistryFile(resolve(path), undefined)
   const names = [...snapshot.projects.keys()]
-  const listed = names.map((name) => JSON.stringify(name)).join(', ')
+  const listed = quotedNames(names)
   if (wanted === undefined && names.length > 1) throw new ConfigError(`holds ${names.length} projects (${listed}): say which with --project`, { source: snapshot.path })
   const project = snapshot.projects.get(wanted?.name ?? names[0] ?? '')
   if (project === undefined) {
     const named = wanted?.config === undefined ? '' : `, the project of ${wanted.config}`
     const next = wanted?.config === undefined ? 'check --project' : 'say which with --project'
-    throw new ConfigError(`has no project ${quotedUnlessCredential(wanted?.name ?? '')}${named} (it has ${listed}); ${next}`, { source: snapshot.path })
+    const asked = wanted?.name ?? ''
+    // Quoted and guessed at unless shaped like a token, as the resource's name below.
+    const guess = mayBeCredential(asked) ? '' : didYouMean(asked, names)
+    throw new ConfigError(`has no project ${quotedUnlessCredential(asked)}${guess}${named} (it has ${listed}); ${next}`, { source: snapshot.path })
   }
   const found = project.find(asked.type, asked.name)
   if (found === undefined) {
