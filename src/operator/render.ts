@@ -9,7 +9,7 @@ import { readYamlSource, type FeatureStoreSource } from '../config/feature-store
 import { kubernetesRbac, oidcRbac, serviceAccountName, type KubeObject } from './rbac.ts'
 import { readOidcSecret, type OidcSecretValues } from './secret.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
-import { DNS_SUBDOMAIN, isNamespaceName, isStoreName } from './kube-names.ts'
+import { DNS_SUBDOMAIN, isNamespaceName, isRbacName, isStoreName } from './kube-names.ts'
 
 /** Where the operator mounts `caCertConfigMap` in server pods; `ca_cert_path` points there. */
 export const OIDC_CA_CERT_PATH = '/etc/pki/tls/oidc-ca/ca.crt'
@@ -242,8 +242,11 @@ function authzOf (spec: Record<string, unknown>, name: string, fail: Fail): Auth
   const kubernetes = mapping(authz.kubernetes, ['spec', 'authz', 'kubernetes'], fail)
   onlyFields(kubernetes, ['roles'], ['spec', 'authz', 'kubernetes'], fail)
   const roles = kubernetes.roles ?? []
-  if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string' && DNS_SUBDOMAIN.test(role))) {
-    fail(['spec', 'authz', 'kubernetes', 'roles'], 'expected a list of Role names (lower-case DNS names)')
+  if (!Array.isArray(roles)) fail(['spec', 'authz', 'kubernetes', 'roles'], `expected a list of Role names, got ${describeValue(roles)}`)
+  // The API server's rule for a Role's name (kubernetesRbac's too), as the Feast operator passes
+  // the names on unchecked: Feast roles such as feast_reader are not DNS names, and are fine.
+  for (const [index, role] of (roles as unknown[]).entries()) {
+    if (!isRbacName(role)) fail(['spec', 'authz', 'kubernetes', 'roles'], `item ${index}: expected a Role's name (not empty, . or .., without / or %), got ${describeValue(role)}`)
   }
   const own = serviceAccountName(name)
   if ((roles as string[]).includes(own)) {

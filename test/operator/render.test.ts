@@ -6,6 +6,7 @@ import { ConfigError } from '../../src/config/errors.ts'
 import { hasFeastRoleMarker } from '../../src/base/feast-role-marker.ts'
 import { CLIENT_TOKEN_PATH, deploymentAudience, renderFeatureStore, type RenderOptions } from '../../src/operator/render.ts'
 import { kubernetesRbac } from '../../src/operator/rbac.ts'
+import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
 
 const fixture = (name: string): string => `fixtures/operator/${name}`
 const secretFixture = (): NonNullable<RenderOptions['secrets']> => [{ object: parse(readFileSync(fixture('secret-oidc.yaml'), 'utf8')) as Record<string, unknown>, source: 'secret-oidc.yaml' }]
@@ -303,6 +304,29 @@ describe('operator render: invalid resources', () => {
     const resource = store(undefined)
     resource.metadata = { name: 'demo', namespace: 'n'.repeat(64) }
     failsWith(resource, {}, /metadata\.namespace: expected a namespace name, got "n+\.\.\."/)
+  })
+
+  it('renders a Role for a Feast role that is no DNS name, as the Feast operator does, and the API server takes it', async () => {
+    const roles = ['feast_reader', 'Team.Writers']
+    const rendered = renderFeatureStore(store({ kubernetes: { roles } }))
+    const made = rendered.rbac.filter((object) => object.kind === 'Role' && roles.includes((object.metadata as { name: string }).name))
+    assert.deepEqual(made.map((object) => (object.metadata as { name: string }).name), roles)
+    const api = await startFakeKubeApi()
+    try {
+      for (const { apiVersion: _, kind: __, ...json } of made) api.putRole(json as never)
+    } finally {
+      await api.close()
+    }
+  })
+
+  it('refuses a listed role the API server would refuse as a Role\'s name, naming its item', () => {
+    for (const role of ['team/admins', '', '..', 'ninety%', 42]) {
+      failsWith(store({ kubernetes: { roles: ['reader', role] } }), {}, /spec\.authz\.kubernetes\.roles: item 1: expected a Role's name \(not empty, \. or \.\., without \/ or %\), got /)
+    }
+  })
+
+  it('refuses roles that are no list, saying what they are', () => {
+    failsWith(store({ kubernetes: { roles: 'reader' } }), {}, /spec\.authz\.kubernetes\.roles: expected a list of Role names, got "reader"/)
   })
 
   it('refuses a listed role named like the store\'s own Role, which would replace the service\'s rules', () => {
