@@ -1,4 +1,5 @@
 import { describeValue } from './describe-value.ts'
+import { didYouMean } from './did-you-mean.ts'
 
 /**
  * Whether text a person typed where a name or a path goes may be a credential pasted in the wrong
@@ -23,6 +24,15 @@ export function mayBeCredential (text: string): boolean {
  */
 export function quotedUnlessCredential (text: string): string {
   return mayBeCredential(text) ? `a string of ${text.length} characters (not shown: it may be a token)` : describeValue(text)
+}
+
+/**
+ * A name that matched nothing, for an error: {@link quotedUnlessCredential}, then the nearest of
+ * `known` (` (did you mean X?)`) unless the name may be a credential, which is never guessed at
+ * (the guess would tell what it is close to).
+ */
+export function unmatchedName (name: string, known: readonly string[]): string {
+  return mayBeCredential(name) ? quotedUnlessCredential(name) : `${describeValue(name)}${didYouMean(name, known)}`
 }
 
 /**

@@ -49,7 +49,7 @@ function checkStore (owner: string, store: string, namespace: string): void {
 
 /**
  * The Feast roles as Role names, once each: refused as the API server would refuse a Role's name
- * (renderFeatureStore checks its field more strictly, and names it by its path in the file).
+ * (renderFeatureStore checks its field by the same rule first, to name it by its place in the file).
  */
 function checkRoles (owner: string, roles: unknown): readonly string[] {
   if (!Array.isArray(roles)) throw new OptionError(`${owner}: roles must be a list of Role names, got ${describeValue(roles)}`, { option: 'roles' })

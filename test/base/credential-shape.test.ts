@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { mayBeCredential, pathForMessage, quotedUnlessCredential } from '../../src/base/credential-shape.ts'
+import { mayBeCredential, pathForMessage, quotedUnlessCredential, unmatchedName } from '../../src/base/credential-shape.ts'
 
 const JWT = 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImtleS0xIn0.eyJzdWIiOiJhbGljZSIsImF1ZCI6ImZlYXN0In0.c2lnbmF0dXJl'
 
@@ -45,5 +45,20 @@ describe('pathForMessage and quotedUnlessCredential', () => {
 
   test('a name shaped like a token is told by its length only', () => {
     assert.equal(quotedUnlessCredential(JWT), `a string of ${JWT.length} characters (not shown: it may be a token)`)
+  })
+})
+
+describe('unmatchedName', () => {
+  test('quotes a name and guesses the nearest known one', () => {
+    assert.equal(unmatchedName('dmeo', ['demo', 'other']), '"dmeo" (did you mean demo?)')
+  })
+
+  test('quotes a name with nothing near it, guessing nothing', () => {
+    assert.equal(unmatchedName('fraud', ['credit_scoring_aws']), '"fraud"')
+  })
+
+  test('neither shows nor guesses at a name shaped like a token', () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXQifQ.c2lnbmF0dXJlLW5vdC10by1lY2hv'
+    assert.equal(unmatchedName(token, [token.slice(0, -1)]), `a string of ${token.length} characters (not shown: it may be a token)`)
   })
 })

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
+import { quotedUnlessCredential, unmatchedName } from '../../base/credential-shape.ts'
 import { describeValue, quotedNames } from '../../base/describe-value.ts'
 import { fullAccessTo, noPermissionsWarning } from '../../adapters/unprotected-projects.ts'
 import { isIntraPrincipal } from '../../managers/intra/with-intra-identity.ts'
@@ -179,17 +179,13 @@ function fromRegistry (path: string, wanted: WantedProject | undefined, asked: R
   if (project === undefined) {
     const named = wanted?.config === undefined ? '' : `, the project of ${wanted.config}`
     const next = wanted?.config === undefined ? 'check --project' : 'say which with --project'
-    const asked = wanted?.name ?? ''
-    // Quoted and guessed at unless shaped like a token, as the resource's name below.
-    const guess = mayBeCredential(asked) ? '' : didYouMean(asked, names)
-    throw new ConfigError(`has no project ${quotedUnlessCredential(asked)}${guess}${named} (it has ${listed}); ${next}`, { source: snapshot.path })
+    throw new ConfigError(`has no project ${unmatchedName(wanted?.name ?? '', names)}${named} (it has ${listed}); ${next}`, { source: snapshot.path })
   }
   const found = project.find(asked.type, asked.name)
   if (found === undefined) {
     const others = project.resources.filter((resource) => resource.type === asked.type).map((resource) => resource.name)
-    // Quoted unless shaped like a token, as --resource's type: one pasted as the name would be printed.
-    const hint = mayBeCredential(asked.name) ? '' : didYouMean(asked.name, others)
-    throw new ConfigError(`project ${JSON.stringify(project.name)} has no ${asked.type} ${quotedUnlessCredential(asked.name)}${hint}`, { source: snapshot.path })
+    // A token pasted as the name would be printed: unmatchedName neither shows nor guesses at one.
+    throw new ConfigError(`project ${JSON.stringify(project.name)} has no ${asked.type} ${unmatchedName(asked.name, others)}`, { source: snapshot.path })
   }
   return {
     permissions: project.permissions,
@@ -270,7 +266,7 @@ function parseResource (text: string, tagArgs: readonly string[]): Resource {
   // Quoted unless shaped like a token: one pasted here would be printed.
   if (colon < 0) throw new UsageError(`--resource: expected <Type>:<name>, got ${quotedUnlessCredential(text)}`)
   const type = text.slice(0, colon)
-  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${quotedUnlessCredential(type)}${mayBeCredential(type) ? '' : didYouMean(type, RESOURCE_TYPES)}; expected one of ${RESOURCE_TYPES.join(', ')}`)
+  if (!isResourceType(type)) throw new UsageError(`--resource: unknown resource type ${unmatchedName(type, RESOURCE_TYPES)}; expected one of ${RESOURCE_TYPES.join(', ')}`)
   const name = text.slice(colon + 1)
   if (tagArgs.length === 0) return { type, name }
   const tags: Record<string, string> = Object.create(null) as Record<string, string>

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
-import { mayBeCredential, quotedUnlessCredential } from '../../base/credential-shape.ts'
+import { unmatchedName } from '../../base/credential-shape.ts'
 import { quotedNames } from '../../base/describe-value.ts'
-import { didYouMean } from '../../base/did-you-mean.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
@@ -72,10 +71,9 @@ export const run: CliCommand = async (argv, io) => {
 
   const wanted = values.project
   if (wanted !== undefined && !snapshot.projects.has(wanted)) {
-    // Quoted unless shaped like a token, as check --project: one pasted here would be printed.
+    // A token pasted here would be printed: unmatchedName neither shows nor guesses at one.
     const names = [...snapshot.projects.keys()]
-    const guess = mayBeCredential(wanted) ? '' : didYouMean(wanted, names)
-    io.stderr(`feast-authz registry: ${snapshot.path}: no project ${quotedUnlessCredential(wanted)}${guess} (it has ${quotedNames(names)})\n`)
+    io.stderr(`feast-authz registry: ${snapshot.path}: no project ${unmatchedName(wanted, names)} (it has ${quotedNames(names)})\n`)
     return EXIT.usage
   }
   const projects = [...snapshot.projects.values()].filter((project) => wanted === undefined || project.name === wanted)
