@@ -87,7 +87,7 @@ export const run: CliCommand = async (argv, io) => {
   let app
   let feast: FeastRegistry | undefined
   try {
-    const registry = loadRegistry(config, values.registry as string | undefined, logger)
+    const registry = loadRegistry(config, values.registry as string | undefined, logger, io.env)
     if (registry !== undefined && 'permissionsFor' in registry) feast = registry
     app = await buildReferenceServer({
       config,
@@ -166,12 +166,14 @@ function healthRouteFlag (text: string | boolean | undefined): { healthRoute?: s
  * config's `project`, watched for changes). Without it, the config's `registry` when it is a YAML
  * file (relative to the config); a Feast registry named there is opened by the server itself.
  */
-function loadRegistry (configPath: string | undefined, registryPath: string | undefined, logger: AuthLogger): FeatureCatalog | FeastRegistry | undefined {
+function loadRegistry (
+  configPath: string | undefined, registryPath: string | undefined, logger: AuthLogger, env: NodeJS.ProcessEnv
+): FeatureCatalog | FeastRegistry | undefined {
   if (registryPath !== undefined) {
     if (isCatalogYamlPath(registryPath)) return loadYamlCatalogFile(registryPath)
-    return openFeastRegistry({ path: resolve(registryPath), project: configProject(configPath, process.env), logger })
+    return openFeastRegistry({ path: resolve(registryPath), project: configProject(configPath, env), logger })
   }
-  const named = readFeatureStoreFile(configPath).data.registry
+  const named = readFeatureStoreFile(configPath, env).data.registry
   if (typeof named !== 'string' || !isCatalogYamlPath(named)) return undefined
   // Relative to the config file; to the working directory for FEATURE_STORE_YAML_BASE64.
   return loadYamlCatalogFile(isAbsolute(named) ? named : resolve(configPath === undefined ? '.' : dirname(configPath), named))
