@@ -1,7 +1,8 @@
 /**
  * The markdown a reader follows: every relative link of the README and docs/ leads to a file
- * that exists and, with a `#fragment`, to a heading of it; every table is whole (its rows
- * follow its header, none stranded after a paragraph).
+ * that exists and, with a `#fragment`, to a heading of it; every file of the repository a text
+ * names in backticks exists; every table is whole (its rows follow its header, none stranded
+ * after a paragraph).
  */
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -33,6 +34,13 @@ function anchors (text: string): Set<string> {
     line.replace(/^#+ /, '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')))
 }
 
+/**
+ * A path into the repository's own folders, in backticks (the usual way the docs name a source
+ * file, a test or a fixture), ending in a file's extension; bench/results/ is written by the
+ * benchmark, not kept in the repository.
+ */
+const REPOSITORY_FILE = /`((?:src|test|bench(?!\/results\/)|fixtures|docs|scripts)\/[\w./-]+\.[a-z]+)`/g
+
 describe('links and tables of the README and docs/', () => {
   for (const file of FILES) {
     const name = relative(REPO, file)
@@ -52,6 +60,16 @@ describe('links and tables of the README and docs/', () => {
         }
       })
       assert.deepEqual(broken, [])
+    })
+
+    test(`${name}: every repository file named in backticks exists`, () => {
+      const missing: string[] = []
+      prose(text).forEach((line, i) => {
+        for (const [, path] of line.matchAll(REPOSITORY_FILE)) {
+          if (path !== undefined && !existsSync(join(REPO, path))) missing.push(`${name}:${i + 1}: ${path}`)
+        }
+      })
+      assert.deepEqual(missing, [])
     })
 
     test(`${name}: every table row belongs to a table with a header`, () => {
