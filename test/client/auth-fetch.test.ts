@@ -4,6 +4,8 @@ import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch
 import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
 import { startTokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
@@ -116,6 +118,32 @@ describe('createAuthFetch with a token endpoint that gives no expires_in', () =>
     } finally {
       authFetch.provider.close()
       await server.close()
+      await idp.close()
+    }
+  })
+})
+
+describe('createAuthFetch and the caller\'s AbortSignal while the token is fetched', () => {
+  it('rejects with the abort reason as soon as the caller aborts, without waiting out the token request, and sends nothing', async () => {
+    const idp = await startTokenEndpointStub([{ status: 200, body: { access_token: 'late', token_type: 'Bearer' } }])
+    const proxy = await startFaultProxy(new URL(idp.discoveryUrl).origin)
+    proxy.set('hang')
+    const { fetch, sent } = recordingFetch([200])
+    const config = loadClientAuthConfig({ auth: { type: 'oidc', auth_discovery_url: `${proxy.url}/.well-known/openid-configuration`, client_id: 'app', client_secret: 'stub-secret' } })
+    const authFetch = createAuthFetch(config, { env: {}, fetch, timeoutMs: 5000 })
+    const controller = new AbortController()
+    const reason = new Error('the caller gave up')
+    try {
+      const pending = authFetch('http://127.0.0.1:1/x', { signal: controller.signal })
+      await eventually(() => proxy.count('/.well-known') === 1, 'the discovery request')
+      controller.abort(reason)
+      const started = Date.now()
+      await assert.rejects(pending, (error) => error === reason)
+      assert.ok(Date.now() - started < 1000, `settled ${Date.now() - started} ms after the abort`)
+      assert.equal(sent.length, 0)
+    } finally {
+      authFetch.provider.close()
+      await proxy.close()
       await idp.close()
     }
   })
