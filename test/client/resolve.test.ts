@@ -176,6 +176,12 @@ describe('kubernetes client token resolution', () => {
     await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /cannot read the service-account token .*unreadable-.*: is a directory, expected a file/, unreadable)
   })
 
+  it('gives way to LOCAL_K8S_TOKEN when the service-account file is empty, where Feast\'s client would send an empty token', async () => {
+    const empty = join(dir, 'empty-sa-token')
+    await writeFile(empty, '\n')
+    assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, empty), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
+  })
+
   it('uses LOCAL_K8S_TOKEN outside a pod', async () => {
     assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, missingFile()), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
   })
