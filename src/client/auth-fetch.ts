@@ -95,7 +95,14 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
       if (token === undefined || response.status !== 401 || replayed || !resendable) return response
       replayed = true
       provider.invalidate(token)
-      const fresh = await sendableToken(signal)
+      let fresh: string | undefined
+      try {
+        fresh = await sendableToken(signal)
+      } catch (error) {
+        // The caller gets the error, never this response: release its connection.
+        await discard(response)
+        throw error
+      }
       if (fresh === undefined || fresh === token) return response
       await discard(response)
       return await sendWith(fresh)
