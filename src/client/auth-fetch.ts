@@ -92,9 +92,11 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
       // Asked at every attempt: the provider caches, and a token refreshed meanwhile is the one sent.
       const token = await sendableToken(signal)
       const response = await sendWith(token)
-      if (token === undefined || response.status !== 401 || replayed || !resendable) return response
+      if (token === undefined || response.status !== 401 || replayed) return response
       replayed = true
       provider.invalidate(token)
+      // A body that went once cannot go again; the refused token is dropped all the same, for the next call.
+      if (!resendable) return response
       let fresh: string | undefined
       try {
         fresh = await sendableToken(signal)

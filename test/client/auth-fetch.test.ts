@@ -84,6 +84,16 @@ describe('createAuthFetch', () => {
     assert.equal(sent.length, 1)
   })
 
+  it('drops the token a 401 refused even when the one-shot body keeps the request from being sent again, so the next call has a fresh one', async () => {
+    const { fetch, sent } = recordingFetch([401, 200])
+    const provider = scriptedProvider(['stale', 'fresh'])
+    const authFetch = createAuthFetch(provider, { fetch })
+    const body = new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode('once')); controller.close() } })
+    assert.equal((await authFetch('http://127.0.0.1:1/x', { method: 'POST', body, duplex: 'half' } as RequestInit)).status, 401)
+    assert.equal((await authFetch('http://127.0.0.1:1/y')).status, 200)
+    assert.deepEqual(sent.map((s) => s.authorization), ['Bearer stale', 'Bearer fresh'])
+  })
+
   it('sends requests unchanged under no_auth', async () => {
     const { fetch, sent } = recordingFetch([200])
     await createAuthFetch({ type: 'no_auth' }, { fetch })('http://127.0.0.1:1/x')
