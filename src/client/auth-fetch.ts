@@ -47,8 +47,9 @@ const AUTH_FETCH_OPTION_RULES: OptionRules = {
  * PUT or DELETE whose body can be sent again, up to `retries` times (default 3). The first retry
  * goes at once, the next after 1 s, 2 s, ... (`retryBackoffMs`), or after the `Retry-After` the
  * server asked for, unless it asks for longer than `maxRetryAfterMs` (default 2 minutes): that
- * response is returned at once. The caller's AbortSignal cancels a wait, and when the retries run
- * out the last response is returned, as `fetch` returns any status. `retries: 0` switches this off.
+ * response is returned at once. The caller's AbortSignal cancels a wait (for a token being fetched
+ * too), and when the retries run out the last response is returned, as `fetch` returns any status.
+ * `retries: 0` switches this off.
  *
  * @example
  * ```ts
@@ -73,14 +74,15 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
   // checked its token when resolving it, naming the source: checking it again at every request
   // would only cost. A provider given in code is checked here, every time.
   const checked = checksItsTokens(provider)
-  const sendableToken = async (): Promise<string | undefined> => {
-    const token = await provider.getToken()
+  const sendableToken = async (signal: AbortSignal | undefined): Promise<string | undefined> => {
+    const token = await untilAborted(async () => await provider.getToken(), signal)
     if (token !== undefined && !checked) checkSendableToken(token, 'the token provider')
     return token
   }
 
   const authFetch: FetchFunction = async (input, init) => {
     const resendable = replayable(init)
+    const signal = signalOf(input, init)
     // A Request's body can be read once: every send reads a copy, so that one is left for the next.
     const copy = (): string | URL | Request => input instanceof Request && input.body !== null ? input.clone() : input
     const sendWith = async (token: string | undefined): Promise<Response> => await baseFetch(copy(), token === undefined ? init : withToken(input, init, token))
@@ -88,19 +90,48 @@ export function createAuthFetch (config: AuthConfig | TokenProvider, options: Au
     const send = async (): Promise<Response> => {
       if (provider.type === 'no_auth' || (allowed !== undefined && !allowed.has(originOf(input)))) return await sendWith(undefined)
       // Asked at every attempt: the provider caches, and a token refreshed meanwhile is the one sent.
-      const token = await sendableToken()
+      const token = await sendableToken(signal)
       const response = await sendWith(token)
-      if (token === undefined || response.status !== 401 || replayed || !resendable) return response
+      if (token === undefined || response.status !== 401 || replayed) return response
       replayed = true
       provider.invalidate(token)
-      const fresh = await sendableToken()
+      // A body that went once cannot go again; the refused token is dropped all the same, for the next call.
+      if (!resendable) return response
+      let fresh: string | undefined
+      try {
+        fresh = await sendableToken(signal)
+      } catch (error) {
+        // The caller gets the error, never this response: release its connection.
+        await discard(response)
+        throw error
+      }
       if (fresh === undefined || fresh === token) return response
       await discard(response)
       return await sendWith(fresh)
     }
-    return await retrying(send, { method: methodOf(input, init), signal: signalOf(input, init), resendable })
+    return await retrying(send, { method: methodOf(input, init), signal, resendable })
   }
   return Object.assign(authFetch, { provider })
+}
+
+/**
+ * What `ask` gives, or the signal's reason as soon as it aborts; nothing is asked once it has.
+ * The caller's signal bounds the whole call, and a token request may last the provider's timeout
+ * (10 s for discovery, as much for the token), which goes on for the other callers sharing it.
+ */
+async function untilAborted<T> (ask: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return await ask()
+  signal.throwIfAborted()
+  let onAbort = (): void => {}
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => { reject(signal.reason) }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    return await Promise.race([ask(), aborted])
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
 }
 
 function isProvider (value: AuthConfig | TokenProvider): value is TokenProvider {

@@ -9,6 +9,7 @@ import { urlForLog } from '../base/observability/log-safe-url.ts'
 import { TokenSourceError } from './errors.ts'
 import { reuseUntil } from './token-lifetime.ts'
 import { httpPostForm } from '../base/http/http-post.ts'
+import { checkSendableToken } from './sendable-token.ts'
 
 /** The client-credentials fields, all present (the client validator guarantees it). */
 export interface IdpCredentials {
@@ -142,6 +143,9 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
       throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
     }
+    // Before caching: a token that cannot be sent, once cached, would fail every call until its expiry
+    // without the provider being asked again; refused here, it is a failed request, paused and retried.
+    checkSendableToken(token, 'the token endpoint')
     cached = { token, expiresAt: reuseUntil(token, body?.expires_in, now()) }
     return token
   }

@@ -113,6 +113,13 @@ describe('feast-authz token', () => {
     assert.match(run.stderr, /missing-ca\.yaml:7:3: auth\.ca_cert_path: cannot read the CA bundle/)
   })
 
+  it('exits 2 naming --service-account-token-file when it is given empty, not the option of the code underneath', async () => {
+    const config = await file('k8s-empty-sa.yaml', 'project: p\nauth:\n  type: kubernetes\n')
+    const run = await cli(['--config', config, '--service-account-token-file', ''])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /^feast-authz token: --service-account-token-file: expected the path of a file, got an empty string\n/)
+  })
+
   it('exits 2 without --config when there is no FEATURE_STORE_YAML_BASE64 or ./feature_store.yaml either', async () => {
     const run = await cli([])
     assert.equal(run.code, 2)

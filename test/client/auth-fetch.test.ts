@@ -4,6 +4,8 @@ import { createAuthFetch, type FetchFunction } from '../../src/client/auth-fetch
 import { TokenSourceError } from '../../src/client/errors.ts'
 import { createTokenProvider, type TokenProvider } from '../../src/client/token-provider.ts'
 import { loadClientAuthConfig } from '../../src/client/validate.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { startFaultProxy } from '../helpers/fault-proxy.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
 import { startTokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 import { scriptedProvider } from '../helpers/scripted-token-provider.ts'
@@ -82,6 +84,16 @@ describe('createAuthFetch', () => {
     assert.equal(sent.length, 1)
   })
 
+  it('drops the token a 401 refused even when the one-shot body keeps the request from being sent again, so the next call has a fresh one', async () => {
+    const { fetch, sent } = recordingFetch([401, 200])
+    const provider = scriptedProvider(['stale', 'fresh'])
+    const authFetch = createAuthFetch(provider, { fetch })
+    const body = new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode('once')); controller.close() } })
+    assert.equal((await authFetch('http://127.0.0.1:1/x', { method: 'POST', body, duplex: 'half' } as RequestInit)).status, 401)
+    assert.equal((await authFetch('http://127.0.0.1:1/y')).status, 200)
+    assert.deepEqual(sent.map((s) => s.authorization), ['Bearer stale', 'Bearer fresh'])
+  })
+
   it('sends requests unchanged under no_auth', async () => {
     const { fetch, sent } = recordingFetch([200])
     await createAuthFetch({ type: 'no_auth' }, { fetch })('http://127.0.0.1:1/x')
@@ -116,6 +128,32 @@ describe('createAuthFetch with a token endpoint that gives no expires_in', () =>
     } finally {
       authFetch.provider.close()
       await server.close()
+      await idp.close()
+    }
+  })
+})
+
+describe('createAuthFetch and the caller\'s AbortSignal while the token is fetched', () => {
+  it('rejects with the abort reason as soon as the caller aborts, without waiting out the token request, and sends nothing', async () => {
+    const idp = await startTokenEndpointStub([{ status: 200, body: { access_token: 'late', token_type: 'Bearer' } }])
+    const proxy = await startFaultProxy(new URL(idp.discoveryUrl).origin)
+    proxy.set('hang')
+    const { fetch, sent } = recordingFetch([200])
+    const config = loadClientAuthConfig({ auth: { type: 'oidc', auth_discovery_url: `${proxy.url}/.well-known/openid-configuration`, client_id: 'app', client_secret: 'stub-secret' } })
+    const authFetch = createAuthFetch(config, { env: {}, fetch, timeoutMs: 5000 })
+    const controller = new AbortController()
+    const reason = new Error('the caller gave up')
+    try {
+      const pending = authFetch('http://127.0.0.1:1/x', { signal: controller.signal })
+      await eventually(() => proxy.count('/.well-known') === 1, 'the discovery request')
+      controller.abort(reason)
+      const started = Date.now()
+      await assert.rejects(pending, (error) => error === reason)
+      assert.ok(Date.now() - started < 1000, `settled ${Date.now() - started} ms after the abort`)
+      assert.equal(sent.length, 0)
+    } finally {
+      authFetch.provider.close()
+      await proxy.close()
       await idp.close()
     }
   })

@@ -393,6 +393,21 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.equal(stub.forms.length, sent + 1)
   })
 
+  it('asks the provider again after the pause when it issued a token that cannot go in a header, instead of keeping that token until its expiry', async () => {
+    stub.replies = [
+      { status: 200, body: { access_token: 'eyJpart\r\nrest', token_type: 'Bearer', expires_in: 3600 } },
+      { status: 200, body: { access_token: 'opaque-good', token_type: 'Bearer', expires_in: 3600 } }
+    ]
+    const { client, clock } = clockedClient()
+    assert.equal((await rejection(client.getToken())).code, 'malformed_token')
+    const sent = stub.forms.length
+    clock.time += 200
+    assert.equal((await rejection(client.getToken())).code, 'malformed_token')
+    assert.equal(stub.forms.length, sent, 'within the pause the provider is not asked')
+    clock.time += 1000
+    assert.equal(await client.getToken(), 'opaque-good')
+  })
+
   it('removes the secret from an error description that echoes it', async () => {
     stub.replies = [{ status: 400, body: { error: 'invalid_request', error_description: 'bad client_secret stub-secret-value' } }]
     const error = await rejection(clientFor(credentials()).getToken())

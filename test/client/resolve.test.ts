@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { decodeProtectedHeader } from 'jose'
 import { TokenSourceError } from '../../src/client/errors.ts'
@@ -174,6 +175,29 @@ describe('kubernetes client token resolution', () => {
   it('reports the unreadable service-account file when LOCAL_K8S_TOKEN is not set either', async () => {
     const unreadable = await mkdtemp(join(dir, 'unreadable-'))
     await failsWith({ type: 'kubernetes' }, {}, 'service_account_file_unreadable', /cannot read the service-account token .*unreadable-.*: is a directory, expected a file/, unreadable)
+  })
+
+  it('gives way to LOCAL_K8S_TOKEN when the service-account file is empty, where Feast\'s client would send an empty token', async () => {
+    const empty = join(dir, 'empty-sa-token')
+    await writeFile(empty, '\n')
+    assert.deepEqual(await resolve({ type: 'kubernetes' }, { LOCAL_K8S_TOKEN: 'local' }, empty), { token: 'local', source: 'LOCAL_K8S_TOKEN' })
+  })
+
+  // A service-account token is some 900 characters: as a path, it is too long a name (ENAMETOOLONG),
+  // and Node's error for it repeats it in its message and its `path`.
+  const pastedToken = `eyJhbGciOiJSUzI1NiJ9.${'eyJzdWIiOiJzeXN0ZW0'.repeat(30)}.${'c2lnbmF0dXJl'.repeat(30)}`
+  const showsNothingOf = (token: string) => (error: unknown): boolean => {
+    assert.ok(error instanceof TokenSourceError)
+    assert.ok(!inspect(error, { depth: 10 }).includes(token.slice(0, 40)), inspect(error, { depth: 10 }))
+    return true
+  }
+
+  it('keeps a token given as token_path out of the error, its cause included', async () => {
+    await assert.rejects(resolve({ type: 'kubernetes', token_path: pastedToken }, {}), showsNothingOf(pastedToken))
+  })
+
+  it('keeps a token given as the service-account file\'s path out of the error, its cause included', async () => {
+    await assert.rejects(resolve({ type: 'kubernetes' }, {}, pastedToken), showsNothingOf(pastedToken))
   })
 
   it('uses LOCAL_K8S_TOKEN outside a pod', async () => {

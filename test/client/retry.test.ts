@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { inspect } from 'node:util'
 import { afterEach, describe, it } from 'node:test'
 import { createAuthFetch, type AuthFetch, type AuthFetchOptions } from '../../src/client/auth-fetch.ts'
+import { TokenSourceError } from '../../src/client/errors.ts'
 import type { TokenProvider } from '../../src/client/token-provider.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { closedPort } from '../helpers/listen.ts'
@@ -307,6 +308,15 @@ describe('createAuthFetch releases what it discards', () => {
     const server = await serve({ status: 503, endless: true }, { status: 200 })
     assert.equal((await recordedWaits().authFetch(`${server.url}/x`)).status, 200)
     await eventually(() => server.received[0]?.closed() === true, 'the connection of the discarded 503 to close', 2000)
+  })
+
+  it('cancels the body of a 401 whose replay gets no fresh token, closing its connection', async () => {
+    const server = await serve({ status: 401, endless: true })
+    const down = new TokenSourceError('provider_unavailable', 'the provider is down')
+    const once = scriptedProvider(['t1'])
+    const provider: TokenProvider = { ...once, getToken: async () => { if (once.invalidated > 0) throw down; return await once.getToken() } }
+    await assert.rejects(recordedWaits({}, provider).authFetch(`${server.url}/x`), (error) => error === down)
+    await eventually(() => server.received[0]?.closed() === true, 'the connection of the 401 to close', 2000)
   })
 })
 

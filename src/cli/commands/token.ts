@@ -45,6 +45,7 @@ export const run: CliCommand = async (argv, io) => {
     if (values.help === true) { io.stdout(HELP); return EXIT.ok }
     config = configArgument(values.config, io.env)
     serviceAccountTokenPath = values['service-account-token-file']
+    if (serviceAccountTokenPath === '') throw new UsageError('--service-account-token-file: expected the path of a file, got an empty string')
     verbose = values.verbose === true || values.debug === true
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
