@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs'
+import { mayBeCredential } from './credential-shape.ts'
 
 /**
  * The path names something that is not a regular file: a directory, a named pipe, a device, a
@@ -94,6 +95,22 @@ export function describeReadError (error: unknown): string {
   const syscall = (error as { syscall?: unknown }).syscall
   const pathAt = typeof syscall === 'string' ? message.indexOf(`, ${syscall} '`) : -1
   return pathAt < 0 ? message : message.slice(0, pathAt)
+}
+
+/**
+ * `error`, a failed read of `path`, as the cause of the caller's error. When the path may be a
+ * token given where a path goes (see `mayBeCredential`), a stand-in without it: Node's error
+ * repeats the path in its message and its `path` field, and loggers print causes. The stand-in
+ * keeps what callers look at (`code`, `errno`, `syscall`) and says the reason in words.
+ */
+export function readFailureCause (path: string, error: unknown): unknown {
+  if (!mayBeCredential(path) || typeof error !== 'object' || error === null) return error
+  const { code, errno, syscall } = error as NodeJS.ErrnoException
+  return Object.assign(new Error(describeReadError(error)), {
+    ...(code === undefined ? {} : { code }),
+    ...(errno === undefined ? {} : { errno }),
+    ...(syscall === undefined ? {} : { syscall })
+  })
 }
 
 function kindOf (info: Stats): string {

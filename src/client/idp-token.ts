@@ -1,7 +1,7 @@
 import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
-import { describeReadError } from '../base/regular-file.ts'
+import { describeReadError, readFailureCause } from '../base/regular-file.ts'
 import { withinPause } from '../base/failure-backoff.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
@@ -80,7 +80,7 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   try {
     agents = createAgents({ verify: credentials.verify_ssl, ca: credentials.ca_cert_path })
   } catch (error) {
-    throw new ConfigError(`cannot read the CA bundle: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, error)
+    throw new ConfigError(`cannot read the CA bundle: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, readFailureCause(credentials.ca_cert_path ?? '', error))
   }
   const unencrypted = unencryptedDiscoveryWarning(credentials.auth_discovery_url)
   if (unencrypted !== undefined) options.logger?.warn({ discovery: urlForLog(credentials.auth_discovery_url) }, unencrypted)

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
-import { readRegularFile } from '../base/regular-file.ts'
-import { mayBeCredential, pathForMessage } from '../base/credential-shape.ts'
+import { readFailureCause, readRegularFile } from '../base/regular-file.ts'
+import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
 import type { AuthConfig, KubernetesAuthConfig, OidcAuthConfig } from '../config/auth-config.ts'
 import { readIntraSecret } from '../config/intra-secret.ts'
@@ -249,14 +249,14 @@ function createTokenFile (path: string): () => Promise<string> {
       const info = await stat(path)
       signature = `${info.ino}:${info.size}:${info.mtimeMs}`
     } catch (error) {
-      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)} (is the projected token volume mounted there?)`, readCause(path, error))
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)} (is the projected token volume mounted there?)`, { cause: readFailureCause(path, error) })
     }
     if (cached?.signature === signature) return cached.token
     let token: string | undefined
     try {
       token = readTokenFile(path)
     } catch (error) {
-      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)}`, readCause(path, error))
+      throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which cannot be read: ${describeTokenFileError(error)}`, { cause: readFailureCause(path, error) })
     }
     if (token === undefined) throw new TokenSourceError('token_file_unreadable', `token_path is ${pathForMessage(path)}, which is empty or missing`)
     cached = { signature, token }
@@ -269,16 +269,8 @@ async function readServiceAccountToken (path: string): Promise<string | undefine
   try {
     return readTokenFile(path)
   } catch (error) {
-    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${pathForMessage(path)}: ${describeTokenFileError(error)}`, readCause(path, error))
+    throw new TokenSourceError('service_account_file_unreadable', `cannot read the service-account token ${pathForMessage(path)}: ${describeTokenFileError(error)}`, { cause: readFailureCause(path, error) })
   }
-}
-
-/**
- * The file-system error as the cause of ours, unless the path may be a token pasted where a path
- * goes: Node's error repeats the path, in its message and its `path`, and causes get logged.
- */
-function readCause (path: string, error: unknown): { cause?: unknown } {
-  return mayBeCredential(path) ? {} : { cause: error }
 }
 
 /**

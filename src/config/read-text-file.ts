@@ -1,5 +1,5 @@
 import { pathForMessage } from '../base/credential-shape.ts'
-import { describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
+import { describeReadError, FileTooLargeError, readFailureCause, readRegularFile } from '../base/regular-file.ts'
 
 /** How {@link readTextFile} bounds a file and words its errors, in the caller's own terms. */
 export interface ReadTextFileOptions {
@@ -12,7 +12,7 @@ export interface ReadTextFileOptions {
   /**
    * Builds the caller's error (ConfigError, PermissionError) with `source` as its source: the
    * path, or, for a file that could not be read, the path as {@link pathForMessage} shows it.
-   * `cause` is the file-system error on read failures: callers may look at its `code`.
+   * `cause` is the file-system error on read failures (see `readFailureCause`): callers may look at its `code`.
    */
   readonly error: (message: string, source: string, cause?: unknown) => Error
 }
@@ -29,6 +29,6 @@ export function readTextFile (path: string | URL, options: ReadTextFileOptions):
   } catch (error) {
     if (error instanceof FileTooLargeError) throw options.error(`file is ${error.size} bytes, larger than the ${options.maxBytes} bytes ${options.kind} may have`, name)
     // A path that names no file may be a token given in its place (`--config "$TOKEN"`).
-    throw options.error(`${options.cannotRead}: ${describeReadError(error)}`, pathForMessage(name), error)
+    throw options.error(`${options.cannotRead}: ${describeReadError(error)}`, pathForMessage(name), readFailureCause(name, error))
   }
 }

@@ -6,7 +6,7 @@ import { ConfigError } from '../config/errors.ts'
 import { pathForMessage } from '../base/credential-shape.ts'
 import { quotedNames } from '../base/describe-value.ts'
 import { didYouMean } from '../base/did-you-mean.ts'
-import { checkRegularFile, describeReadError, FileTooLargeError, readRegularFile } from '../base/regular-file.ts'
+import { checkRegularFile, describeReadError, FileTooLargeError, readFailureCause, readRegularFile } from '../base/regular-file.ts'
 import { LOGGER_OPTION, silentLogger, type AuthLogger } from '../base/logging.ts'
 import { checkOptions, integer, MAX_TIMER_MS, milliseconds, required, seconds, text, type OptionRules } from '../base/option-rules.ts'
 import { permission } from '../permissions/define.ts'
@@ -354,7 +354,7 @@ function readStable (path: string, maxBytes: number): { bytes: Buffer, signature
     } catch (error) {
       if (error instanceof FileTooLargeError) throw new ConfigError(`cannot use the Feast registry: the file is ${error.size} bytes, larger than the ${maxBytes} bytes accepted`, { source: path })
       // A path that names no file may be a token given in its place (`--registry "$TOKEN"`).
-      throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: pathForMessage(path) }, error)
+      throw new ConfigError(`cannot read the Feast registry: ${describeReadError(error)}`, { source: pathForMessage(path) }, readFailureCause(path, error))
     }
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50 * (attempt + 1))
   }

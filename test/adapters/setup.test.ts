@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
+import { inspect } from 'node:util'
 import { setUpAuthz } from '../../src/adapters/setup.ts'
 import { silentLogger } from '../../src/base/logging.ts'
 import { ConfigError } from '../../src/config/errors.ts'
-import { expectError } from '../helpers/errors.ts'
+import { expectError, thrownBy } from '../helpers/errors.ts'
 import { captureLogs } from '../helpers/logs.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 import { storeDir, TWO_PROJECTS } from '../helpers/registry-wiring.ts'
@@ -134,6 +135,15 @@ describe('configuration errors found while building the manager', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  test('a ca_cert_path shaped like a token stops startup without showing it, in the message or the cause', () => {
+    const pasted = `eyJhbGciOiJSUzI1NiJ9.${'ZG8tbm90LXByaW50LW1l'.repeat(40)}`
+    const config = { project: 'demo', auth: { type: 'oidc', client_id: 'feast', auth_discovery_url: 'https://idp.example.com/.well-known/openid-configuration', ca_cert_path: pasted } }
+    const error = thrownBy(() => setUpAuthz({ config }, silentLogger), ConfigError)
+    assert.equal(error.field, 'auth.ca_cert_path')
+    assert.match(error.message, /cannot read the CA bundle <a path of 821 characters, not shown: it may be a token>: the name is too long for a file$/)
+    assert.ok(!inspect(error, { depth: 10 }).includes('ZG8tbm90LXByaW50LW1l'), inspect(error, { depth: 10 }))
   })
 
   test('a ca_cert_path naming a named pipe stops startup, naming it, instead of waiting for a writer', () => {

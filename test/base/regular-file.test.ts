@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { describeReadError, FileTooLargeError, NotRegularFileError, readRegularFile } from '../../src/base/regular-file.ts'
+import { inspect } from 'node:util'
+import { describeReadError, FileTooLargeError, NotRegularFileError, readFailureCause, readRegularFile } from '../../src/base/regular-file.ts'
 import { expectError } from '../helpers/errors.ts'
 import { namedPipe } from '../helpers/named-pipe.ts'
 
@@ -60,5 +61,26 @@ describe('describeReadError', () => {
     writeFileSync(file, '')
     // A file used as a directory: ENOTDIR, whose message Node ends with the path.
     assert.equal(describeReadError(failure(join(file, 'inside-a-file'))), 'ENOTDIR: not a directory')
+  })
+})
+
+describe('readFailureCause', () => {
+  const failure = (path: string): NodeJS.ErrnoException => {
+    try { readRegularFile(path, 1024) } catch (error) { return error as NodeJS.ErrnoException }
+    throw new Error(`${path} was read`)
+  }
+
+  test('is the file-system error itself for a path a person would type', () => {
+    const error = failure(join(dir, 'no-such-file.yaml'))
+    assert.equal(readFailureCause(join(dir, 'no-such-file.yaml'), error), error)
+  })
+
+  test('for a path shaped like a token, shows nothing of it and keeps the code, errno and syscall', () => {
+    const token = `eyJhbGciOiJSUzI1NiJ9.${'do-not-print-me'.repeat(30)}`
+    const error = failure(token)
+    const cause = readFailureCause(token, error) as NodeJS.ErrnoException
+    assert.ok(!inspect(cause, { depth: 10 }).includes('do-not-print-me'), inspect(cause))
+    assert.deepEqual([cause.code, cause.errno, cause.syscall], [error.code, error.errno, error.syscall])
+    assert.equal(cause.message, 'the name is too long for a file')
   })
 })

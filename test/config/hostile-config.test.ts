@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
+import { inspect } from 'node:util'
 import { loadAuthConfig, MAX_DURATION_SECONDS } from '../../src/config/auth-config.ts'
 import { ConfigError } from '../../src/config/errors.ts'
 import { PermissionError } from '../../src/permissions/errors.ts'
@@ -206,5 +207,25 @@ describe('enormous and hostile files', () => {
   test('a file starting with a byte-order mark loads normally', () => {
     const { auth } = loadAuthConfig(`\ufeff${oidcServer}`)
     assert.equal(auth.type, 'oidc')
+  })
+})
+
+describe('a token given where a file\'s path goes', () => {
+  // A service-account token is some 900 characters: as a path, too long a name (ENAMETOOLONG),
+  // and Node's error for it repeats it in its message and its `path`, which a logger printing causes shows.
+  const pasted = `eyJhbGciOiJSUzI1NiJ9.${'ZG8tbm90LXByaW50LW1l'.repeat(40)}`
+  const shownNowhere = (error: Error): void => {
+    const everything = inspect(error, { depth: 10 })
+    assert.ok(!everything.includes('ZG8tbm90LXByaW50LW1l'), everything)
+  }
+
+  test('is in neither the error nor its cause for feature_store.yaml, whose cause keeps the code', () => {
+    const error = configError(() => loadAuthConfig(pasted))
+    shownNowhere(error)
+    assert.equal((error.cause as NodeJS.ErrnoException).code, 'ENAMETOOLONG')
+  })
+
+  test('is in neither the error nor its cause for a permissions file', () => {
+    shownNowhere(permissionError(() => loadPermissionsFile(pasted)))
   })
 })

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { inspect } from 'node:util'
 import { loadRegistryFile, openFeastRegistry, type FeastRegistryOptions } from '../../src/registry/feast-registry.ts'
 
 const base: FeastRegistryOptions = { path: '/nonexistent/registry.db', project: 'p' }
@@ -32,6 +33,15 @@ describe('openFeastRegistry options', () => {
 
   test('a path is required', () => {
     assert.throws(() => openFeastRegistry({ project: 'p' } as never), { name: 'OptionError', option: 'path' })
+  })
+
+  test('a path shaped like a token is in neither the error nor its cause, which keeps the code', () => {
+    // Too long a name for a file (ENAMETOOLONG), whose error from Node repeats it twice.
+    const pasted = `eyJhbGciOiJSUzI1NiJ9.${'ZG8tbm90LXByaW50LW1l'.repeat(40)}`
+    let thrown: unknown
+    try { openFeastRegistry({ path: pasted, project: 'p' }).close() } catch (error) { thrown = error }
+    assert.ok(thrown instanceof Error && !inspect(thrown, { depth: 10 }).includes('ZG8tbm90LXByaW50LW1l'), inspect(thrown, { depth: 10 }))
+    assert.equal((thrown.cause as NodeJS.ErrnoException).code, 'ENAMETOOLONG')
   })
 })
 

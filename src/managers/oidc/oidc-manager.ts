@@ -14,7 +14,8 @@ import { principalFromClaims } from './claims.ts'
 import { createDiscovery } from './discovery.ts'
 import { unencryptedDiscoveryWarning } from '../../base/http/discovery-document.ts'
 import { createAgents, ProviderRequestError } from '../../base/http/http-get.ts'
-import { describeReadError } from '../../base/regular-file.ts'
+import { describeReadError, readFailureCause } from '../../base/regular-file.ts'
+import { mayBeCredential, pathForMessage } from '../../base/credential-shape.ts'
 import { BAD_SIGNATURE, UNKNOWN_KID, verifyFast, type ClaimRules, type PreparedKey } from './fast-verify.ts'
 import { createKeySet, type KeySet } from './key-set.ts'
 import { createVerifiedCache } from './verified-cache.ts'
@@ -229,7 +230,9 @@ function createProviderAgents (config: OidcServerConfig): ReturnType<typeof crea
   try {
     return createAgents({ verify: config.verify_ssl, ca: config.ca_cert_path })
   } catch (error) {
-    throw new ConfigError(`cannot read the CA bundle ${JSON.stringify(config.ca_cert_path)}: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, error)
+    const path = config.ca_cert_path ?? ''
+    const shown = mayBeCredential(path) ? pathForMessage(path) : JSON.stringify(path)
+    throw new ConfigError(`cannot read the CA bundle ${shown}: ${describeReadError(error)}`, { field: 'auth.ca_cert_path' }, readFailureCause(path, error))
   }
 }
 
