@@ -100,13 +100,15 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     const url = credentials.auth_discovery_url
     const response = await call(() => httpGet(url, { agents, signal: AbortSignal.timeout(timeoutMs) }))
     if (response.status !== 200) throw new TokenSourceError('provider_unavailable', `discovery document ${urlForLog(url)} answered HTTP ${response.status}`, { status: response.status })
-    let endpoint: string
+    let document: ReturnType<typeof parseDiscoveryDocument<'token_endpoint'>>
     try {
-      endpoint = parseDiscoveryDocument(response.body, url, 'token_endpoint').token_endpoint
+      document = parseDiscoveryDocument(response.body, url, 'token_endpoint')
     } catch (error) {
       if (error instanceof DiscoveryDocumentError) throw new TokenSourceError('invalid_provider_response', error.message, { cause: error })
       throw error
     }
+    if (document.warning !== undefined) options.logger?.warn({ discovery: urlForLog(url) }, document.warning)
+    const endpoint = document.token_endpoint
     tokenEndpoint = endpoint
     return endpoint
   }

@@ -155,6 +155,51 @@ describe('a plain-http discovery URL (an in-cluster provider)', () => {
   })
 })
 
+describe('a plain-http discovery URL on this machine naming plain-http URLs on another host (a port-forward)', () => {
+  // .invalid never resolves (RFC 2606): nothing is fetched there, but the warning comes before any attempt.
+  const ELSEWHERE = /is on this machine but names the plain-http (jwks_uri|token_endpoint) http:\/\/idp\.invalid\/(jwks|token) on another host/
+  let provider: TestProvider
+
+  before(async () => {
+    provider = await startOidcProvider()
+    provider.fault('discovery', { rewrite: (doc) => ({ ...doc, jwks_uri: 'http://idp.invalid/jwks', token_endpoint: 'http://idp.invalid/token' }) })
+  })
+  after(async () => { await provider?.close() })
+
+  test('the server warns once, naming the key set\'s URL, and still answers 503, never an allow', async () => {
+    const app = await startApp({ auth: oidcAuth(provider) })
+    try {
+      const token = await provider.issue({ preferred_username: 'ivy' })
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 503)
+      assert.equal((await app.call('/whoami', `Bearer ${token}`)).status, 503)
+      const warnings = app.logs.raw.filter((line) => ELSEWHERE.test(line))
+      assert.equal(warnings.length, 1, app.logs.raw.join(''))
+      assert.match(warnings[0] ?? '', /jwks_uri/)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('the client warns, naming the token endpoint, before it would post the secret there', async () => {
+    const logs = captureLogs()
+    const source = createIdpTokenSource({
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+      auth_discovery_url: provider.discoveryUrl,
+      verify_ssl: true,
+      token_refresh_margin_seconds: 30
+    }, { logger: logs.logger, failurePauseMs: 0 })
+    try {
+      await assert.rejects(source.get(), TokenSourceError)
+    } finally {
+      source.close()
+    }
+    const warnings = logs.lines.filter((line) => ELSEWHERE.test(String(line.msg)))
+    assert.equal(warnings.length, 1, JSON.stringify(logs.lines))
+    assert.match(String(warnings[0]?.msg), /token_endpoint .* the client secret/)
+  })
+})
+
 async function startPlainServer (provider: TestProvider): Promise<{ url: string, requests: () => number, close: () => Promise<void> }> {
   let requests = 0
   const server: Server = http.createServer((req, res) => {

@@ -6,6 +6,11 @@ export interface DiscoveryDocument {
   readonly jwks_uri?: string
   readonly issuer?: string
   readonly token_endpoint?: string
+  /**
+   * Why the URL the caller needs is unsafe though allowed, for a warning: a discovery document on
+   * this machine (which the startup warning leaves alone) naming a plain-http URL on another host.
+   */
+  readonly warning?: string
 }
 
 /** A discovery document that cannot be used: not a JSON object, a needed URL missing, or a scheme downgrade. */
@@ -49,8 +54,10 @@ export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buff
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotADiscoveryDocumentError(`${where} is not a JSON object`)
   const doc = value as Record<string, unknown>
-  const secure = new URL(url).protocol === 'https:'
+  const discovery = new URL(url)
+  const secure = discovery.protocol === 'https:'
   const urls: Partial<Record<DiscoveredUrlField, string>> = {}
+  let warning: string | undefined
   for (const field of ['jwks_uri', 'token_endpoint'] as const) {
     const named = doc[field]
     const parsed = typeof named === 'string' ? httpUrl(named) : undefined
@@ -61,10 +68,16 @@ export function parseDiscoveryDocument<K extends DiscoveredUrlField> (body: Buff
     if (secure && parsed.protocol !== 'https:') {
       throw new DiscoveryDocumentError(`${where} is https but names the plain-http ${field} ${urlForLog(parsed)}: ${AT_STAKE[field]}. Make the provider publish https URLs (behind a TLS-terminating proxy: set its external https URL or trust X-Forwarded-Proto); refused until then`)
     }
+    // Loopback discovery (a port-forward, a local proxy) goes without a warning, but what this URL carries crosses the network.
+    if (field === needs && !secure && parsed.protocol === 'http:' && isLoopbackHost(discovery.hostname) && !isLoopbackHost(parsed.hostname)) {
+      warning = `${where} is on this machine but names the plain-http ${field} ${urlForLog(parsed)} on another host: ${AT_STAKE[field]} ` +
+        '(acceptable only inside a trusted network; use https otherwise)'
+    }
     urls[field] = named as string
   }
   return {
     ...urls,
+    ...(warning === undefined ? {} : { warning }),
     ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {})
   } as DiscoveryDocument & { readonly [P in K]: string }
 }

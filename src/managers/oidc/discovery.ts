@@ -12,7 +12,13 @@ import { urlForLog } from '../../base/observability/log-safe-url.ts'
  */
 export function createDiscovery (
   url: string,
-  options: { agents: { http: http.Agent, https: https.Agent }, timeoutMs: number, failureBackoffMs: number }
+  options: {
+    agents: { http: http.Agent, https: https.Agent }
+    timeoutMs: number
+    failureBackoffMs: number
+    /** Told the document's warning (see DiscoveryDocument.warning), once: the document is kept. */
+    onWarning?: (warning: string) => void
+  }
 ): { get: () => Promise<DiscoveryDocument & { readonly jwks_uri: string }>, loaded: () => boolean } {
   let document: (DiscoveryDocument & { readonly jwks_uri: string }) | undefined
   let pending: Promise<DiscoveryDocument & { readonly jwks_uri: string }> | undefined
@@ -25,7 +31,9 @@ export function createDiscovery (
       // Below 500 nothing is published there (a wrong path, a redirect, a login wall); from 500 the provider is in trouble.
       throw response.status < 500 ? new NotADiscoveryDocumentError(message) : new ProviderRequestError(message)
     }
-    return parseDiscoveryDocument(response.body, url, 'jwks_uri')
+    const parsed = parseDiscoveryDocument(response.body, url, 'jwks_uri')
+    if (parsed.warning !== undefined) options.onWarning?.(parsed.warning)
+    return parsed
   }
 
   return {

@@ -68,7 +68,12 @@ export function createOidcManager (config: OidcServerConfig, options: OidcManage
   }
   // One error line per kind of provider failure and 10 s, not one per request of an outage.
   const throttle = createLogThrottle()
-  const discovery = createDiscovery(config.auth_discovery_url, { agents, timeoutMs, failureBackoffMs })
+  const discovery = createDiscovery(config.auth_discovery_url, {
+    agents,
+    timeoutMs,
+    failureBackoffMs,
+    onWarning: (warning) => { logger.warn({ discovery: urlForLog(config.auth_discovery_url) }, warning) }
+  })
   let keySet: KeySet | undefined
   // Set by close(): a fetch it cut short (the agents destroyed under it) is not an outage to report.
   let closed = false
