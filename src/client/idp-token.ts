@@ -2,6 +2,7 @@ import type { OidcAuthConfig } from '../config/auth-config.ts'
 import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import { describeReadError, readFailureCause } from '../base/regular-file.ts'
+import { describeKind } from '../base/describe-value.ts'
 import { withinPause } from '../base/failure-backoff.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
@@ -141,9 +142,13 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     if (typeof token !== 'string' || token === '') {
       throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} answered 200 without an access_token`)
     }
+    // Absent (or null) is taken, as providers that omit it issue bearer tokens; RFC 6749 makes it a string.
     const type = body?.token_type
     if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
       throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} issued a ${JSON.stringify(type.slice(0, 20))} token, expected Bearer`)
+    }
+    if (typeof type !== 'string' && type !== undefined && type !== null) {
+      throw new TokenSourceError('invalid_provider_response', `token endpoint ${urlForLog(endpoint)} answered a token_type that is ${describeKind(type)}, not a string (expected "Bearer")`)
     }
     // Before caching: a token that cannot be sent, once cached, would fail every call until its expiry
     // without the provider being asked again; refused here, it is a failed request, paused and retried.

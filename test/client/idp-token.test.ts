@@ -272,6 +272,22 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.match((await rejection(clientFor(credentials()).getToken())).message, /issued a "DPoP" token, expected Bearer/)
   })
 
+  it('refuses a token_type that is no string, saying what it is, where it took it as absent', async () => {
+    for (const type of [7, ['Bearer'], { type: 'Bearer' }, true]) {
+      stub.replies = [{ status: 200, body: { access_token: 'x', token_type: type } }]
+      const error = await rejection(clientFor(credentials()).getToken())
+      assert.equal(error.code, 'invalid_provider_response')
+      assert.match(error.message, /answered a token_type that is an? (number|list|mapping|boolean), not a string \(expected "Bearer"\)$/, JSON.stringify(type))
+    }
+  })
+
+  it('takes a token_type that is absent or null, as providers that omit it issue bearer tokens', async () => {
+    stub.replies = [{ status: 200, body: { access_token: 'opaque-null-type', token_type: null } }]
+    assert.equal(await clientFor(credentials()).getToken(), 'opaque-null-type')
+    stub.replies = [{ status: 200, body: { access_token: 'opaque-no-type' } }]
+    assert.equal(await clientFor(credentials()).getToken(), 'opaque-no-type')
+  })
+
   it('stops reading a token endpoint answer past 256 KiB, as provider_unavailable', async () => {
     stub.replies = [{ status: 200, body: { access_token: 'x'.repeat(300 * 1024), token_type: 'Bearer' } }]
     const error = await rejection(clientFor(credentials()).getToken())
