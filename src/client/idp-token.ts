@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.ts'
 import type { AuthLogger } from '../base/logging.ts'
 import { describeReadError, readFailureCause } from '../base/regular-file.ts'
 import { describeKind } from '../base/describe-value.ts'
+import { retryAfterMs } from '../base/http/retry-after.ts'
 import { withinPause } from '../base/failure-backoff.ts'
 import { DiscoveryDocumentError, parseDiscoveryDocument, unencryptedDiscoveryWarning } from '../base/http/discovery-document.ts'
 import { createAgents, httpGet, ProviderRequestError } from '../base/http/http-get.ts'
@@ -47,6 +48,12 @@ export const DEFAULT_IDP_TIMEOUT_MS = 10_000
 export const FIRST_FAILURE_PAUSE_MS = 1_000
 /** The longest pause after failed token requests: a fixed configuration is picked up within it. */
 export const MAX_FAILURE_PAUSE_MS = 30_000
+/**
+ * The longest wait a token endpoint's `Retry-After` (on a 429 or a 503) is followed for: a
+ * provider limiting its clients gets the wait it asks for, one asking for hours does not stop
+ * the client for hours.
+ */
+export const MAX_ASKED_PAUSE_MS = 300_000
 
 export interface IdpTokenOptions {
   /** Bound of each discovery and token request. Default 10 000 ms. */
@@ -71,7 +78,9 @@ export function idpCredentialsOf (config: OidcAuthConfig): IdpCredentials | unde
  * `token_refresh_margin_seconds`: its `exp` or `expires_in`, 5 minutes when it has neither, 24
  * hours at most. After a failed request callers get that failure, without a new request, for
  * `failurePauseMs` ({@link FIRST_FAILURE_PAUSE_MS}), doubled after each failure in a row up to
- * {@link MAX_FAILURE_PAUSE_MS}.
+ * {@link MAX_FAILURE_PAUSE_MS}, or for what the token endpoint's `Retry-After` asks when it is
+ * longer (up to {@link MAX_ASKED_PAUSE_MS}). A 429 is `provider_unavailable`, as a 5xx is: the
+ * provider limits its clients, it does not refuse the credentials.
  */
 export function createIdpTokenSource (credentials: IdpCredentials, options: IdpTokenOptions = {}): IdpTokenSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_IDP_TIMEOUT_MS
@@ -95,6 +104,8 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
   let sent = 0
   // The last failure of a discovery or token request, while callers get it instead of a new request.
   let failure: { error: TokenSourceError, at: number, pauseMs: number } | undefined
+  // The wait the token endpoint's last refusal asked for (Retry-After), for the pause after it.
+  let askedPauseMs = 0
 
   const findTokenEndpoint = async (): Promise<string> => {
     if (tokenEndpoint !== undefined) return tokenEndpoint
@@ -131,10 +142,14 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
       // RFC 6749 error codes are short words; anything longer is the provider's text, cut like the description.
       const oauthError = typeof body?.error === 'string' ? scrub(body.error, secrets).slice(0, MAX_OAUTH_ERROR_LENGTH) : undefined
       const description = typeof body?.error_description === 'string' ? `: ${scrub(body.error_description, secrets).slice(0, 200)}` : ''
-      // 5xx: the provider is in trouble, not our credentials.
+      // 5xx, or 429 (too many requests): the provider is in trouble or limiting its clients, not refusing our credentials.
+      const transient = response.status >= 500 || response.status === 429
+      const asked = transient ? retryAfterMs(response.retryAfter ?? null, now()) : undefined
+      askedPauseMs = asked === undefined ? 0 : Math.min(asked, MAX_ASKED_PAUSE_MS)
+      const wait = asked === undefined ? '' : ` (it asks to wait ${Math.ceil(askedPauseMs / 1000)} s)`
       throw new TokenSourceError(
-        response.status >= 500 ? 'provider_unavailable' : 'provider_rejected',
-        `token endpoint ${urlForLog(endpoint)} answered HTTP ${response.status}${oauthError === undefined ? '' : ` ${oauthError}`}${description}`,
+        transient ? 'provider_unavailable' : 'provider_rejected',
+        `token endpoint ${urlForLog(endpoint)} answered HTTP ${response.status}${oauthError === undefined ? '' : ` ${oauthError}`}${description}${wait}`,
         { status: response.status, oauthError }
       )
     }
@@ -171,8 +186,9 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
         (error: unknown) => {
           if (error instanceof TokenSourceError && firstPauseMs > 0) {
             const pauseMs = failure === undefined ? firstPauseMs : Math.min(2 * failure.pauseMs, MAX_FAILURE_PAUSE_MS)
-            failure = { error, at: now(), pauseMs }
+            failure = { error, at: now(), pauseMs: Math.max(pauseMs, askedPauseMs) }
           }
+          askedPauseMs = 0
           throw error
         }
       ).finally(() => { pending = undefined })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { startScriptedServer } from '../helpers/scripted-server.ts'
+import { startTokenEndpointStub } from '../helpers/token-endpoint-stub.ts'
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
@@ -94,6 +95,18 @@ describe('feast-authz token', () => {
       assert.match(run.stderr, /^feast-authz token: provider_unavailable: discovery document http:\/\/127\.0\.0\.1:\d+\/realms\/feast answered HTTP 404\n {2}that URL answered, but with no discovery document: auth_discovery_url must be/)
     } finally {
       await server.close()
+    }
+  })
+
+  it('exits 3 saying the provider limits its clients, not pointing at the URL, when the token endpoint answers 429', async () => {
+    const stub = await startTokenEndpointStub([{ status: 429, body: {}, headers: { 'retry-after': '7' } }])
+    try {
+      const config = await file('limited.yaml', `project: p\nauth:\n  type: oidc\n  auth_discovery_url: ${stub.discoveryUrl}\n  client_id: feast\n  client_secret: s\n`)
+      const run = await cli(['--config', config, ...noSa])
+      assert.equal(run.code, 3)
+      assert.match(run.stderr, /^feast-authz token: provider_unavailable: token endpoint http:\/\/127\.0\.0\.1:\d+\/token answered HTTP 429 \(it asks to wait 7 s\)\n {2}the provider is limiting its clients \(HTTP 429, too many requests\): try again later; /)
+    } finally {
+      await stub.close()
     }
   })
 

@@ -371,6 +371,43 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.equal(stub.forms.length - start, sentAt.length)
   })
 
+  it('reports a token endpoint answering 429 as provider_unavailable, the provider limiting its clients, not refusing the credentials', async () => {
+    stub.replies = [{ status: 429, body: { error: 'too_many_requests' } }]
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.code, 'provider_unavailable')
+    assert.equal(error.status, 429)
+    assert.match(error.message, /answered HTTP 429 too_many_requests$/)
+  })
+
+  it('waits what a 429\'s Retry-After asks before asking again, when it is longer than the pause', async () => {
+    stub.replies = [{ status: 429, body: {}, headers: { 'retry-after': '20' } }]
+    const { client, clock } = clockedClient()
+    assert.deepEqual(await askedAt(client, clock, 30_000), [0, 20_000])
+    assert.match((await rejection(client.getToken())).message, /answered HTTP 429 \(it asks to wait 20 s\) \(the last token request's failure; the provider is asked again in 20 s\)$/)
+  })
+
+  it('follows a Retry-After of a 503 too, as an HTTP date', async () => {
+    const { client, clock } = clockedClient()
+    stub.replies = [{ status: 503, body: {}, headers: { 'retry-after': new Date(clock.time + 12_000).toUTCString() } }]
+    assert.deepEqual(await askedAt(client, clock, 14_000), [0, 12_000])
+  })
+
+  it('follows a Retry-After for 5 minutes at most', async () => {
+    stub.replies = [{ status: 429, body: {}, headers: { 'retry-after': '86400' } }]
+    const { client, clock } = clockedClient()
+    assert.deepEqual(await askedAt(client, clock, 301_000), [0, 300_000])
+  })
+
+  it('does not follow a Retry-After on a refusal of the credentials (a 401), which pauses as any failure', async () => {
+    stub.replies = [{ status: 401, body: { error: 'invalid_client' }, headers: { 'retry-after': '60' } }]
+    const { client, clock } = clockedClient()
+    await rejection(client.getToken())
+    const sent = stub.forms.length
+    clock.time += 1000
+    assert.equal((await rejection(client.getToken())).code, 'provider_rejected')
+    assert.equal(stub.forms.length, sent + 1)
+  })
+
   it('starts the pauses at failurePauseMs when it is given, doubling up to the same 30 s', async () => {
     stub.replies = [{ status: 503, body: {} }]
     const { client, clock } = clockedClient(5000)

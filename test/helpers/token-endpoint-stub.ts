@@ -11,6 +11,8 @@ export interface StubReply {
   body: unknown
   /** Sent as is instead of `body` as JSON: for what JSON.stringify cannot write (`1e400`, read back as Infinity). */
   rawBody?: string
+  /** Headers of the answer beside its content type (`retry-after`, say). */
+  headers?: Record<string, string>
 }
 
 export interface TokenEndpointStub {
@@ -31,8 +33,8 @@ export async function startTokenEndpointStub (replies: StubReply[]): Promise<Tok
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const { port } = server.address() as AddressInfo
-      const send = (status: number, body: unknown, rawBody?: string): void => {
-        response.writeHead(status, { 'content-type': 'application/json' }).end(rawBody ?? JSON.stringify(body))
+      const send = (status: number, body: unknown, rawBody?: string, headers: Record<string, string> = {}): void => {
+        response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(rawBody ?? JSON.stringify(body))
       }
       if (request.url === '/.well-known/openid-configuration') {
         send(200, { issuer: `http://127.0.0.1:${port}`, jwks_uri: `http://127.0.0.1:${port}/jwks`, token_endpoint: `http://127.0.0.1:${port}/token` })
@@ -41,7 +43,7 @@ export async function startTokenEndpointStub (replies: StubReply[]): Promise<Tok
       if (request.url === '/token' && request.method === 'POST') {
         forms.push(new URLSearchParams(Buffer.concat(chunks).toString('utf8')))
         const reply = stub.replies[Math.min(served++, stub.replies.length - 1)] ?? { status: 500, body: {} }
-        send(reply.status, reply.body, reply.rawBody)
+        send(reply.status, reply.body, reply.rawBody, reply.headers)
         return
       }
       send(404, {})

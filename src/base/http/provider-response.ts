@@ -7,6 +7,8 @@ import { BodyTooLarge, readBoundedBody } from './bounded-body.ts'
 export interface HttpResponse {
   readonly status: number
   readonly body: Buffer
+  /** The `Retry-After` header as sent (one of a 429 or a 503 says how long to wait), when there is one. */
+  readonly retryAfter?: string
 }
 
 /** A failure to talk to the identity provider at all (network, TLS, timeout, oversized answer). */
@@ -35,7 +37,10 @@ export function collectResponse (
 ): void {
   request.on('response', (response: http.IncomingMessage) => {
     readBoundedBody(response, maxBytes).then(
-      (body) => { resolve({ status: response.statusCode ?? 0, body }) },
+      (body) => {
+        const retryAfter = response.headers['retry-after']
+        resolve({ status: response.statusCode ?? 0, body, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) })
+      },
       (error: Error) => { reject(error instanceof BodyTooLarge ? new ProviderRequestError(`${where} answered more than ${maxBytes} bytes`) : describeRequestError(error, where)) }
     )
   })

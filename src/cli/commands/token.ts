@@ -81,8 +81,10 @@ export const run: CliCommand = async (argv, io) => {
     if (error instanceof ConfigError) { io.stderr(`feast-authz token: ${error.message}\n`); return EXIT.usage }
     if (error instanceof TokenSourceError) {
       if (error.code !== 'provider_unavailable') { io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`); return EXIT.rejected }
-      // An answer below 500 is the discovery URL's (the token endpoint's are provider_rejected): the URL, not the network, is wrong.
-      const hint = error.status !== undefined && error.status < 500 ? CHECK_DISCOVERY_URL : CHECK_PROVIDER
+      // An answer below 500 but a 429 is the discovery URL's (the token endpoint's are provider_rejected): the URL, not the network, is wrong.
+      const hint = error.status === 429
+        ? 'the provider is limiting its clients (HTTP 429, too many requests): try again later'
+        : error.status !== undefined && error.status < 500 ? CHECK_DISCOVERY_URL : CHECK_PROVIDER
       io.stderr(`feast-authz token: ${error.code}: ${error.message}\n  ${hint}; requests time out after ${DEFAULT_IDP_TIMEOUT_MS / 1000} s\n`)
       return EXIT.undecided
     }
