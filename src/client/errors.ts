@@ -18,7 +18,7 @@ export type TokenSourceErrorCode =
 export class TokenSourceError extends FeastAuthzError {
   override readonly name = 'TokenSourceError'
   declare readonly code: TokenSourceErrorCode
-  /** HTTP status of the provider's answer, for `provider_rejected`. */
+  /** HTTP status of the provider's answer: for `provider_rejected`, and for `provider_unavailable` when the provider answered (a 5xx, a 429). */
   readonly status: number | undefined
   /** The provider's OAuth `error` code (RFC 6749 5.2), for `provider_rejected`, when it sent one. */
   readonly oauthError: string | undefined
