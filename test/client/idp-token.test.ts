@@ -371,6 +371,16 @@ describe('client_secret flow with unusual provider answers', () => {
     assert.equal(stub.forms.length - start, sentAt.length)
   })
 
+  it('reports a token endpoint answering a redirect as invalid_provider_response, not as refused credentials, and follows none', async () => {
+    stub.replies = [{ status: 307, body: {}, headers: { location: 'https://elsewhere.example/token' } }]
+    const before = stub.forms.length
+    const error = await rejection(clientFor(credentials()).getToken())
+    assert.equal(error.code, 'invalid_provider_response')
+    assert.equal(error.status, 307)
+    assert.match(error.message, /answered HTTP 307, a redirect, which is not followed/)
+    assert.equal(stub.forms.length, before + 1)
+  })
+
   it('reports a token endpoint answering 429 as provider_unavailable, the provider limiting its clients, not refusing the credentials', async () => {
     stub.replies = [{ status: 429, body: { error: 'too_many_requests' } }]
     const error = await rejection(clientFor(credentials()).getToken())
