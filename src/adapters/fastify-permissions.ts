@@ -4,6 +4,7 @@
  * Both run the shared gate of require-permission.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify'
+import { boolean, checkOptions, unchecked, type OptionRules } from '../base/option-rules.ts'
 import type { Resource } from '../permissions/model.ts'
 import type { CompiledPermissionSpec, PermissionGate, PermissionOutcome, PermissionSpec } from './require-permission.ts'
 import { decorateRequestSlot } from './fastify-request-slot.ts'
@@ -49,6 +50,9 @@ declare module 'fastify' {
  */
 export const ROUTE_AUTHZ = Symbol('feast-authz route config')
 
+// The permission spec is checked by compiling it.
+const ROUTE_CONFIG_RULES: OptionRules = { public: boolean(), permission: unchecked() }
+
 interface RouteAuthzCarrier { [ROUTE_AUTHZ]?: { readonly permission?: FastifyPermissionSpec } | false | null }
 
 /** Reads the route's feast-authz settings once per request, for both hooks. */
@@ -82,8 +86,10 @@ export function registerPermissionSupport (fastify: FastifyInstance, gate: Permi
   }
   // Compiling as routes are added makes a bad spec fail at startup, for every route onRoute sees.
   fastify.addHook('onRoute', (route) => {
-    const spec = (route.config as { feastAuthz?: { permission?: FastifyPermissionSpec } } | undefined)?.feastAuthz?.permission
-    if (spec !== undefined) compiledFor(spec)
+    const authz = (route.config as { feastAuthz?: { permission?: FastifyPermissionSpec } } | undefined)?.feastAuthz
+    // A misspelt `permission` would leave the route to every authenticated caller, unchecked.
+    checkOptions(authz, ROUTE_CONFIG_RULES, { owner: `route ${[route.method].flat().join(',')} ${route.url}`, path: 'config.feastAuthz' })
+    if (authz?.permission !== undefined) compiledFor(authz.permission)
   })
   // A callback hook: routes without a permission pay one property lookup, no promise.
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {

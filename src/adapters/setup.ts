@@ -2,6 +2,7 @@ import { anyOf, checkOptions, integer, methods, object, text, unchecked, type Op
 import { loadAuthConfig, type AuthConfig } from '../config/auth-config.ts'
 import { placeConfigError, type FeatureStoreFile, type FeatureStoreSource } from '../config/feature-store-file.ts'
 import { storeProject } from '../config/store-project.ts'
+import { warnOfUnsetReferences } from '../config/unset-references.ts'
 import { DEFAULT_MAX_TOKEN_LENGTH } from '../base/http/bearer.ts'
 import { LOGGER_OPTION, type AuthLogger } from '../base/logging.ts'
 import { createAuthManager, createOneShotAuthManager, OIDC_TUNING_RULES, type ManagerOptions } from '../managers/create-manager.ts'
@@ -97,10 +98,7 @@ export function setUpAuthz (
   checkOptions(options, AUTHZ_OPTION_RULES)
   const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
   const { auth, file } = loadAuthConfig(options.config)
-  for (const { line, column } of file.unsetReferences ?? []) {
-    logger.warn({ source: file.source, line, column },
-      'feast-authz: feature_store.yaml refers to an environment variable that is not set ($NAME, or the same in braces); the text is kept as written, as Feast keeps it')
-  }
+  warnOfUnsetReferences(file, logger)
   const project = storeProject(file)
   // Opened before the manager: a registry that cannot be used stops startup with nothing to release.
   const registry = openRegistry && options.permissions === undefined ? openPermissionRegistry(file, logger) : undefined

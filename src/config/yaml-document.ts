@@ -1,4 +1,4 @@
-import { LineCounter, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type YAMLError } from 'yaml'
+import { LineCounter, parseAllDocuments, parseDocument, visit, type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type YAMLError } from 'yaml'
 import { yamlReason } from './yaml-reason.ts'
 
 /** Line and column (from 1) of an offset in the parsed text, in the text as written. */
@@ -95,8 +95,24 @@ function judge (doc: Document, positionOf: PositionOf, options: ParseYamlOptions
     return doc.toJS({ maxAliasCount: options.maxAliases })
   } catch (error) {
     // An alias naming no anchor fails here, and its message names the alias: an unquoted `*secret`.
-    throw options.error(`invalid YAML: ${yamlReason((error as Error).message)}`)
+    // The message is not shown; where the alias is written is, as for any other YAML error.
+    const at = unresolvedAliasOffset(doc)
+    const pos = at === undefined ? undefined : positionOf(at)
+    throw options.error(`invalid YAML: ${yamlReason((error as Error).message)}`, pos === undefined ? undefined : { line: pos.line, column: pos.col })
   }
+}
+
+/** Where the first alias naming no anchor starts, if there is one. */
+function unresolvedAliasOffset (doc: Document): number | undefined {
+  let offset: number | undefined
+  visit(doc, {
+    Alias (_key, alias) {
+      if (alias.resolve(doc) !== undefined) return undefined
+      offset = alias.range?.[0]
+      return visit.BREAK
+    }
+  })
+  return offset
 }
 
 /** {@link PositionOf} for `text`: the line and column of an offset in it. */

@@ -186,6 +186,32 @@ describe('requirePermission from route config', () => {
   })
 })
 
+describe('route configs that cannot mean what they say', () => {
+  test('a misspelt permission fails when the route is declared, naming the key meant, where the route was left to every authenticated caller', async () => {
+    const { app: fresh } = await buildApp()
+    try {
+      assert.throws(
+        () => fresh.get('/bad', { config: { feastAuthz: { permision: { resources: view('x'), actions: 'READ' } } as never } }, async () => ({})),
+        { name: 'OptionError', option: 'config.feastAuthz.permision', message: 'feast-authz: route GET /bad: config.feastAuthz.permision is not an option (did you mean config.feastAuthz.permission?)' }
+      )
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  test('a public that is not a boolean fails when the route is declared', async () => {
+    const { app: fresh } = await buildApp()
+    try {
+      assert.throws(
+        () => fresh.get('/bad', { config: { feastAuthz: { public: 'yes' as never } } }, async () => ({})),
+        { name: 'OptionError', option: 'config.feastAuthz.public', message: /^feast-authz: route GET \/bad: config\.feastAuthz\.public must be true or false, got "yes"$/ }
+      )
+    } finally {
+      await fresh.close()
+    }
+  })
+})
+
 describe('route-config permissions and registration order', () => {
   test('a route declared before an un-awaited register is still checked', async () => {
     const app = Fastify() as unknown as FastifyInstance

@@ -55,6 +55,14 @@ describe('feast-authz token', () => {
     assert.match(run.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/)
   })
 
+  it('warns on stderr of a variable the file refers to that is not set, by file, line and column, and still prints the token', async () => {
+    const config = await file('unset-ref.yaml', 'project: p\nauth:\n  type: oidc\n  token: $UNSET_TOKEN_VARIABLE\n')
+    const run = await cli(['--config', config, ...noSa])
+    assert.equal(run.code, 0)
+    assert.equal(run.stdout, '$UNSET_TOKEN_VARIABLE\n')
+    assert.equal(run.stderr, `feast-authz token: warning: ${config}:4:10: refers to an environment variable that is not set ($NAME, or the same in braces); the text is kept as written, as Feast keeps it\n`)
+  })
+
   it('exits 1 with the reason when no source yields a token, printing nothing on stdout', async () => {
     const config = await file('bare.yaml', 'project: p\nauth:\n  type: oidc\n')
     const run = await cli(['--config', config, ...noSa])

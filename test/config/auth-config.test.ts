@@ -327,6 +327,11 @@ describe('reading the file', () => {
     }
   })
 
+  test('an alias naming no anchor (an unquoted secret starting with *) is refused at its line and column, without its name', () => {
+    const error = configError(() => loadAuthConfig({ yaml: 'project: demo\nauth:\n  type: oidc\n  client_secret: *do-not-print-me\n', source: 'client.yaml' }, { role: 'client' }))
+    assert.equal(error.message, 'client.yaml:4:18: invalid YAML: unresolved alias (a value starting with * is an alias: put the value in quotes if it is not meant as one)')
+  })
+
   test('an auth_discovery_url that is not an http(s) URL is shown without its userinfo and query', () => {
     const error = configError(() => loadAuthConfig('auth:\n  type: oidc\n  client_id: c\n  auth_discovery_url: htps://alice:do-not-print-me@idp.example/x?access_token=do-not-print-me\n'))
     assert.equal(error.message, '4:3: auth.auth_discovery_url: expected an http(s) URL, got "htps://idp.example/x"')

@@ -4,6 +4,7 @@ import { createTokenProvider } from '../../client/token-provider.ts'
 import { loadClientAuthFile } from '../../client/validate.ts'
 import { ConfigError } from '../../config/errors.ts'
 import { placeConfigError, type FeatureStoreFile } from '../../config/feature-store-file.ts'
+import { warnOfUnsetReferences } from '../../config/unset-references.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
@@ -54,15 +55,13 @@ export const run: CliCommand = async (argv, io) => {
 
   let provider
   let file: FeatureStoreFile | undefined
+  // Warnings (an unset variable, verify_ssl: false) go to stderr: stdout carries the token only.
+  const { logger } = createCliLogger(io, 'token', verbose)
   try {
     const loaded = loadClientAuthFile(config, { env: io.env })
     file = loaded.file
-    provider = createTokenProvider(loaded.auth, {
-      env: io.env,
-      serviceAccountTokenPath,
-      // Warnings (verify_ssl: false) go to stderr: stdout carries the token only.
-      logger: createCliLogger(io, 'token', verbose).logger
-    })
+    warnOfUnsetReferences(file, logger)
+    provider = createTokenProvider(loaded.auth, { env: io.env, serviceAccountTokenPath, logger })
   } catch (caught) {
     // A field the provider could not use (a missing CA bundle) is named where the file sets it.
     const error = file === undefined ? caught : placeConfigError(caught, file)

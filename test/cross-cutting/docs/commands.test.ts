@@ -23,8 +23,12 @@ async function helpOf (command: string): Promise<string> {
   return stdout
 }
 
+// Every page's command lines, but those of performance.md (measurements) and security.md, which quotes wrong ones on purpose.
+const UNCHECKED_PAGES = new Set(['performance.md', 'security.md'])
+const pages = [...new Set([...ownedDocs(), ...readdirSync(DOCS).filter((name) => name.endsWith('.md') && !UNCHECKED_PAGES.has(name)).map((name) => join(DOCS, name))])]
+
 describe('command lines in the guides', () => {
-  const lines = ownedDocs().flatMap(commandLines)
+  const lines = pages.flatMap(commandLines)
 
   test('the CLI lists its commands in its usage text', () => {
     assert.ok(COMMANDS.includes('inspect') && COMMANDS.includes('check'), usage())
