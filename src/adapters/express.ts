@@ -19,7 +19,7 @@ import type { Rejection } from './challenge.ts'
 import { createAuthzCore } from './core.ts'
 import type { PermissionSpec } from './require-permission.ts'
 import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
-import { checkOptions } from '../base/option-rules.ts'
+import { checkOptions, type OptionRules } from '../base/option-rules.ts'
 
 declare global {
   namespace Express {
@@ -45,6 +45,18 @@ export type ExpressPermissionSpec = PermissionSpec<Request>
 
 /** Options of {@link feastAuthzExpress}: the same as the Fastify plugin's, without `healthRoute`. */
 export type FeastAuthzExpressOptions = AuthzOptions
+
+/**
+ * The shared option rules, and `healthRoute` refused: it is the Fastify plugin's, and JavaScript
+ * callers (whom the types do not stop) would otherwise get no route and no word of why.
+ */
+const EXPRESS_OPTION_RULES: OptionRules = {
+  ...AUTHZ_OPTION_RULES,
+  healthRoute: {
+    expected: 'absent: it is an option of the Fastify plugin; in Express, mount a route of your own that answers 200 or 503 from authz.health().ready (docs/observability.md)',
+    accepts: () => false
+  }
+}
 
 /** What `feastAuthzExpress()` returns. */
 export interface FeastAuthzExpress {
@@ -92,7 +104,7 @@ export interface FeastAuthzExpress {
  * ```
  */
 export function feastAuthzExpress (options: FeastAuthzExpressOptions = {}): FeastAuthzExpress {
-  checkOptions(options, AUTHZ_OPTION_RULES)
+  checkOptions(options, EXPRESS_OPTION_RULES)
   const logger: AuthLogger = options.logger ?? createLogger()
   const core = createAuthzCore(options, logger)
   // Express has no startup hook: start fetching keys now, without holding anyone up.

@@ -170,6 +170,14 @@ describe('middleware options are checked when the middleware is created', () => 
     })
   })
 
+  test('healthRoute, the Fastify plugin\'s option, is refused with what to do instead, where a JavaScript caller got no route and no word', () => {
+    assert.throws(() => feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, healthRoute: '/ready' } as never), {
+      name: 'OptionError',
+      option: 'healthRoute',
+      message: /^feast-authz: healthRoute must be absent: it is an option of the Fastify plugin; in Express, mount a route of your own .*authz\.health\(\)\.ready/
+    })
+  })
+
   test('a negative OIDC cache size is refused with its full path', () => {
     assert.throws(() => feastAuthzExpress({ config: { project: 'p', auth: { type: 'no_auth' } }, oidc: { verifiedTokenCacheSize: -1 } }), {
       name: 'OptionError',
