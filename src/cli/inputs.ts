@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { pathForMessage } from '../base/credential-shape.ts'
 import { describeTokenFileError, MAX_TOKEN_FILE_BYTES } from '../base/token-file.ts'
-import { BASE64_ENV, readFeatureStoreFile } from '../config/feature-store-file.ts'
+import { BASE64_ENV, readFeatureStoreFile, type FeatureStoreFile } from '../config/feature-store-file.ts'
 import { requireStoreProject } from '../config/store-project.ts'
 import { readBoundedInput, type InputBounds } from './bounded-input.ts'
 import { UsageError } from './io.ts'
@@ -22,7 +22,12 @@ export function configArgument (given: string | undefined, env: NodeJS.ProcessEn
  * file given apart from it with `--registry` (`serve`, `registry show`), which is read for it.
  */
 export function configProject (config: string | undefined, env: NodeJS.ProcessEnv): string {
-  return requireStoreProject(readFeatureStoreFile(config, env), 'the Feast registry given with --registry is read for this project')
+  return projectOfConfigFile(readFeatureStoreFile(config, env))
+}
+
+/** {@link configProject} of a feature_store.yaml already read. */
+export function projectOfConfigFile (file: FeatureStoreFile): string {
+  return requireStoreProject(file, 'the Feast registry given with --registry is read for this project')
 }
 
 /**

@@ -132,6 +132,14 @@ describe('feast-authz registry show --registry', () => {
     assert.match(stdout, /^ {2}FeatureView +credit_history /m)
   })
 
+  it('warns of a variable --config\'s file refers to that is not set, by file, line and column, and still shows the registry', async () => {
+    const config = store('unset-reference', 'project: credit_scoring_aws\noffline_store:\n  path: $FEAST_AUTHZ_UNSET_IN_TEST/offline\n')
+    const { code, stdout, stderr } = await runCli(['registry', 'show', '--registry', SAMPLE_REGISTRY, '--config', config], { cwd: bare })
+    assert.equal(code, 0, stderr)
+    assert.equal(stderr, `feast-authz registry: warning: ${config}:3:9: refers to an environment variable that is not set ($NAME, or the same in braces); the text is kept as written, as Feast keeps it\n`)
+    assert.match(stdout, /^Project {3}credit_scoring_aws/m)
+  })
+
   it('reads a relative path against the working directory', async () => {
     writeFileSync(join(bare, 'registry.db'), readFileSync(SAMPLE_REGISTRY))
     const { code, stdout } = await runCli(['registry', 'show', '--registry', 'registry.db'], { cwd: bare })

@@ -2,14 +2,16 @@ import { resolve } from 'node:path'
 import { unmatchedName } from '../../base/credential-shape.ts'
 import { quotedNames } from '../../base/describe-value.ts'
 import { ConfigError } from '../../config/errors.ts'
-import { readFeatureStoreFile } from '../../config/feature-store-file.ts'
+import { readFeatureStoreFile, type FeatureStoreFile } from '../../config/feature-store-file.ts'
+import { warnOfUnsetReferences } from '../../config/unset-references.ts'
 import type { Permission, Policy } from '../../permissions/model.ts'
 import { isCatalogYamlPath, readRegistrySetting } from '../../registry/config.ts'
 import { loadRegistryFile } from '../../registry/feast-registry.ts'
 import type { RegistryResource } from '../../registry/resources.ts'
 import type { RegistryProject, RegistrySnapshot } from '../../registry/snapshot.ts'
 import { parseCommandArgs, reportUsage, subcommand } from '../args.ts'
-import { configArgument, configProject } from '../inputs.ts'
+import { configArgument, projectOfConfigFile } from '../inputs.ts'
+import { createCliLogger } from '../cli-logger.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 import { oneLine } from '../terminal-text.ts'
@@ -59,7 +61,10 @@ export const run: CliCommand = async (argv, io) => {
   let snapshot: RegistrySnapshot
   let home: string | undefined
   try {
-    ({ snapshot, home } = values.registry === undefined ? registryOfConfig(config, io.env) : givenRegistry(values.registry, config, io.env))
+    // feature_store.yaml, read once (for its registry, or for its project beside --registry), and not at all for --registry alone.
+    const file = values.registry !== undefined && config === undefined ? undefined : readFeatureStoreFile(config, io.env)
+    if (file !== undefined) warnOfUnsetReferences(file, createCliLogger(io, 'registry').logger)
+    ;({ snapshot, home } = values.registry === undefined ? registryOfConfig(file as FeatureStoreFile) : givenRegistry(values.registry, file))
   } catch (error) {
     if (error instanceof ConfigError) {
       const hint = error.message.includes('not a serialized') ? ` ${FEAST_REGISTRY_HINT}` : ''
@@ -88,8 +93,7 @@ interface Shown {
 }
 
 /** The registry feature_store.yaml names, for its project. */
-function registryOfConfig (config: string | undefined, env: NodeJS.ProcessEnv): Shown {
-  const file = readFeatureStoreFile(config, env)
+function registryOfConfig (file: FeatureStoreFile): Shown {
   const setting = readRegistrySetting(file)
   // Often the registry file itself given as --config, or the server's file of the getting-started page.
   if (setting === undefined) throw new ConfigError('has no `registry` setting: nothing to show. --config takes the feature_store.yaml of your feature repository, whose `registry` names the file `feast apply` writes (registry: data/registry.db); or give the file with --registry', { source: file.source })
@@ -97,8 +101,8 @@ function registryOfConfig (config: string | undefined, env: NodeJS.ProcessEnv): 
 }
 
 /** The registry --registry names, for the project of the feature_store.yaml --config names, if any. */
-function givenRegistry (path: string, config: string | undefined, env: NodeJS.ProcessEnv): Shown {
-  const home = config === undefined ? undefined : configProject(config, env)
+function givenRegistry (path: string, file: FeatureStoreFile | undefined): Shown {
+  const home = file === undefined ? undefined : projectOfConfigFile(file)
   return { snapshot: loadFeastRegistry(resolve(path), home), home }
 }
 
