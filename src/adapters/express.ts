@@ -19,7 +19,7 @@ import type { Rejection } from './challenge.ts'
 import { createAuthzCore } from './core.ts'
 import type { PermissionSpec } from './require-permission.ts'
 import { AUTHZ_OPTION_RULES, type AuthzOptions } from './setup.ts'
-import { checkOptions, type OptionRules } from '../base/option-rules.ts'
+import { absent, checkOptions, type OptionRules } from '../base/option-rules.ts'
 
 declare global {
   namespace Express {
@@ -52,10 +52,7 @@ export type FeastAuthzExpressOptions = AuthzOptions
  */
 const EXPRESS_OPTION_RULES: OptionRules = {
   ...AUTHZ_OPTION_RULES,
-  healthRoute: {
-    expected: 'absent: it is an option of the Fastify plugin; in Express, mount a route of your own that answers 200 or 503 from authz.health().ready (docs/observability.md)',
-    accepts: () => false
-  }
+  healthRoute: absent('it is an option of the Fastify plugin; in Express, mount a route of your own that answers 200 or 503 from authz.health().ready (docs/observability.md)')
 }
 
 /** What `feastAuthzExpress()` returns. */

@@ -131,6 +131,14 @@ export function retired (why: string): OptionRule {
   return { expected: 'nothing', accepts: () => false, retired: why }
 }
 
+/**
+ * An option of another entry point, refused here with `why` (what to do instead): a caller the
+ * types do not stop would otherwise pass it and get no effect and no word.
+ */
+export function absent (why: string): OptionRule {
+  return { expected: `absent: ${why}`, accepts: () => false }
+}
+
 /** `rule`, with the value never shown in a message. */
 export function secret (rule: OptionRule): OptionRule {
   return { ...rule, secret: true }

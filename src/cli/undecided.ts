@@ -19,6 +19,9 @@ export function reportUndecided (io: CliIo, command: string, error: AuthError, c
 /** What to check when a request to an identity provider (discovery, keys, token endpoint) failed. */
 export const CHECK_PROVIDER = 'check that this machine can reach that URL (DNS, proxy, firewall) and that the provider is up'
 
+/** What to do when the provider answered 429: it limits its clients, nothing is wrong with the URL or the network. */
+export const PROVIDER_LIMITING = 'the provider is limiting its clients (HTTP 429, too many requests): try again later'
+
 /** What to check when the discovery URL answered, but with no discovery document: the URL, not the network. */
 export const CHECK_DISCOVERY_URL = "that URL answered, but with no discovery document: auth_discovery_url must be the provider's " +
   '/.well-known/openid-configuration (Keycloak: https://<host>/realms/<realm>/.well-known/openid-configuration), whose JSON names a jwks_uri and a token_endpoint; ' +

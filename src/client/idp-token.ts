@@ -137,13 +137,13 @@ export function createIdpTokenSource (credentials: IdpCredentials, options: IdpT
     }
     sent++
     const response = await call(() => httpPostForm(endpoint, form, { agents, signal: AbortSignal.timeout(timeoutMs) }))
-    const body = parseJson(response.body) as Record<string, unknown> | undefined
     if (response.status >= 300 && response.status < 400) {
       // Not a refusal of the credentials: the endpoint is elsewhere (an http-to-https redirect, a moved realm).
       throw new TokenSourceError('invalid_provider_response',
         `token endpoint ${urlForLog(endpoint)} answered HTTP ${response.status}, a redirect, which is not followed: the secret goes only to the token_endpoint that discovery names`,
         { status: response.status })
     }
+    const body = parseJson(response.body) as Record<string, unknown> | undefined
     if (response.status !== 200) {
       // RFC 6749 error codes are short words; anything longer is the provider's text, cut like the description.
       const oauthError = typeof body?.error === 'string' ? scrub(body.error, secrets).slice(0, MAX_OAUTH_ERROR_LENGTH) : undefined

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { OptionError } from '../../src/base/errors.ts'
 import {
-  anyOf, boolean, checkOptions, func, integer, listOf, MAX_TIMER_MS, methods, milliseconds, object, oneOf, required, retired, seconds, secret, text, unchecked,
+  absent, anyOf, boolean, checkOptions, func, integer, listOf, MAX_TIMER_MS, methods, milliseconds, object, oneOf, required, retired,
+  seconds, secret, text, unchecked,
   type OptionRules
 } from '../../src/base/option-rules.ts'
 
@@ -177,6 +178,12 @@ describe('unknown keys', () => {
 
   test('a retired option left out is no error', () => {
     checkOptions({ watchTimeoutSeconds: 5 }, { watchTimeoutSeconds: integer(1), watch: retired('gone') })
+  })
+
+  test('an option of another entry point is refused with what to do instead, and left out is no error', () => {
+    const express = { maxTokenLength: integer(1), healthRoute: absent('mount a route of your own') }
+    refused({ healthRoute: '/ready' }, express, 'healthRoute', 'healthRoute must be absent: mount a route of your own, got "/ready"')
+    checkOptions({ maxTokenLength: 10 }, express)
   })
 
   test('a key close to no option is left alone: frameworks pass their own (Fastify\'s prefix)', () => {

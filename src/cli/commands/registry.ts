@@ -61,10 +61,17 @@ export const run: CliCommand = async (argv, io) => {
   let snapshot: RegistrySnapshot
   let home: string | undefined
   try {
-    // feature_store.yaml, read once (for its registry, or for its project beside --registry), and not at all for --registry alone.
-    const file = values.registry !== undefined && config === undefined ? undefined : readFeatureStoreFile(config, io.env)
-    if (file !== undefined) warnOfUnsetReferences(file, createCliLogger(io, 'registry').logger)
-    ;({ snapshot, home } = values.registry === undefined ? registryOfConfig(file as FeatureStoreFile) : givenRegistry(values.registry, file))
+    // feature_store.yaml is read once (for its registry, or for its project beside --registry), and not at all for --registry alone.
+    const readConfig = (): FeatureStoreFile => {
+      const file = readFeatureStoreFile(config, io.env)
+      warnOfUnsetReferences(file, createCliLogger(io, 'registry').logger)
+      return file
+    }
+    const shown = values.registry === undefined
+      ? registryOfConfig(readConfig())
+      : givenRegistry(values.registry, config === undefined ? undefined : readConfig())
+    snapshot = shown.snapshot
+    home = shown.home
   } catch (error) {
     if (error instanceof ConfigError) {
       const hint = error.message.includes('not a serialized') ? ` ${FEAST_REGISTRY_HINT}` : ''

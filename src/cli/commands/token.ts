@@ -8,7 +8,7 @@ import { warnOfUnsetReferences } from '../../config/unset-references.ts'
 import { parseCommandArgs, reportUsage } from '../args.ts'
 import { createCliLogger } from '../cli-logger.ts'
 import { configArgument } from '../inputs.ts'
-import { CHECK_DISCOVERY_URL, CHECK_PROVIDER } from '../undecided.ts'
+import { CHECK_DISCOVERY_URL, CHECK_PROVIDER, PROVIDER_LIMITING } from '../undecided.ts'
 import { EXIT, UsageError, type CliCommand } from '../io.ts'
 import { usageLines } from '../help-text.ts'
 
@@ -81,9 +81,7 @@ export const run: CliCommand = async (argv, io) => {
     if (error instanceof TokenSourceError) {
       if (error.code !== 'provider_unavailable') { io.stderr(`feast-authz token: ${error.code}: ${error.message}\n`); return EXIT.rejected }
       // An answer below 500 but a 429 is the discovery URL's (the token endpoint's are provider_rejected): the URL, not the network, is wrong.
-      const hint = error.status === 429
-        ? 'the provider is limiting its clients (HTTP 429, too many requests): try again later'
-        : error.status !== undefined && error.status < 500 ? CHECK_DISCOVERY_URL : CHECK_PROVIDER
+      const hint = error.status === 429 ? PROVIDER_LIMITING : error.status !== undefined && error.status < 500 ? CHECK_DISCOVERY_URL : CHECK_PROVIDER
       io.stderr(`feast-authz token: ${error.code}: ${error.message}\n  ${hint}; requests time out after ${DEFAULT_IDP_TIMEOUT_MS / 1000} s\n`)
       return EXIT.undecided
     }
